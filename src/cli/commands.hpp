@@ -1,0 +1,12 @@
+// The pecheck subcommands: each adds itself to the CLI11 app and runs when chosen.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace pecheck {
+
+// Registers the subcommand; the returned function runs it (after parsing) and gives the exit code.
+std::function<int()> add_list_command(CLI::App& app);
+std::function<int()> add_eval_command(CLI::App& app);
+
+}  // namespace pecheck

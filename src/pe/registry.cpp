@@ -1,0 +1,62 @@
+// Builds the registry from each scheme family and provides the parameter builders.
+#include "pe/registry.hpp"
+
+#include <fmt/format.h>
+
+#include "pe/spec.hpp"
+
+namespace pe {
+
+const std::vector<scheme_info>& registry() {
+  static const std::vector<scheme_info> all = [] {
+    std::vector<scheme_info> r;
+    register_absolute_schemes(r);
+    register_sinusoidal_schemes(r);
+    return r;
+  }();
+  return all;
+}
+
+const scheme_info* find_scheme(std::string_view name) {
+  for (const auto& s : registry())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+param_info integer_param(std::string name, std::string doc, std::optional<std::int64_t> def, std::int64_t min) {
+  param_info p{std::move(name), param_kind::integer, std::move(doc)};
+  if (def) p.default_value = *def;
+  p.check = [min](const value& v) {
+    return std::get<std::int64_t>(v) < min ? fmt::format("must be >= {}", min) : std::string();
+  };
+  return p;
+}
+
+param_info real_param(std::string name, std::string doc, std::optional<double> def,
+                      std::function<std::string(double)> check) {
+  param_info p{std::move(name), param_kind::real, std::move(doc)};
+  if (def) p.default_value = *def;
+  if (check) p.check = [check](const value& v) { return check(std::get<double>(v)); };
+  return p;
+}
+
+param_info choice_param(std::string name, std::string doc, std::string def, std::vector<std::string> choices) {
+  param_info p{std::move(name), param_kind::choice, std::move(doc)};
+  p.default_value = std::move(def);
+  p.choices = std::move(choices);
+  return p;
+}
+
+std::string value_text(const value& v) {
+  struct {
+    std::string operator()(std::int64_t x) const { return fmt::format("{}", x); }
+    std::string operator()(double x) const { return fmt::format("{}", x); }
+    std::string operator()(bool x) const { return x ? "true" : "false"; }
+    std::string operator()(const std::string& x) const { return x; }
+    std::string operator()(const real_list& x) const { return fmt::format("[{}]", fmt::join(x, ", ")); }
+    std::string operator()(const std::shared_ptr<const spec>& x) const { return x->text(); }
+  } visit;
+  return std::visit(visit, v);
+}
+
+}  // namespace pe

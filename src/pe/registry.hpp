@@ -1,0 +1,62 @@
+// The scheme registry: every scheme with its parameters (type, default, doc, checks) and its ops.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace pe {
+
+class spec;
+
+// A resolved parameter value.
+using real_list = std::vector<double>;
+using value = std::variant<std::int64_t, double, bool, std::string, real_list, std::shared_ptr<const spec>>;
+
+enum class param_kind { integer, real, boolean, choice, real_list, scheme };
+
+struct param_info {
+  std::string name;
+  param_kind kind;
+  std::string doc;
+  std::optional<value> default_value;  // filled in when absent
+  bool optional = false;               // may stay absent (no default)
+  std::vector<std::string> choices;    // kind == choice
+  std::string family;                  // kind == scheme: which family the nested scheme is from
+  // Returns "" when the value is acceptable, else the reason ("must be > 1").
+  std::function<std::string(const value&)> check;
+};
+
+struct scheme_info {
+  std::string name;
+  std::string family;  // "encoding" for top-level schemes
+  std::string doc;
+  std::vector<param_info> params;
+  std::vector<std::string> ops;
+  // Checks across fields, run after every parameter is resolved; throws spec_error.
+  std::function<void(const spec&)> validate;
+};
+
+// All registered schemes, in the order `pecheck list` shows them.
+const std::vector<scheme_info>& registry();
+const scheme_info* find_scheme(std::string_view name);
+
+// Builders for the common parameter shapes.
+param_info integer_param(std::string name, std::string doc, std::optional<std::int64_t> def, std::int64_t min);
+param_info real_param(std::string name, std::string doc, std::optional<double> def,
+                      std::function<std::string(double)> check = {});
+param_info choice_param(std::string name, std::string doc, std::string def, std::vector<std::string> choices);
+
+// Each family registers its schemes (src/pe/schemes/*.cpp).
+void register_absolute_schemes(std::vector<scheme_info>& out);
+void register_sinusoidal_schemes(std::vector<scheme_info>& out);
+
+// The value in canonical spec text: integers plainly, reals as the shortest text that reads
+// back to the same binary64, lists in brackets, nested specs in full.
+std::string value_text(const value& v);
+
+}  // namespace pe

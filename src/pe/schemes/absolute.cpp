@@ -1,0 +1,66 @@
+// Registry entries of the absolute encodings, and the learned table's portable generator.
+#include "pe/schemes/absolute.hpp"
+
+#include "pe/mp.hpp"
+#include "pe/registry.hpp"
+
+namespace pe {
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+double learned_entry(std::uint64_t seed, std::int64_t index, double init_std) {
+  const std::uint64_t stream = splitmix64(seed);
+  const std::uint64_t h1 = splitmix64(stream + 2 * static_cast<std::uint64_t>(index));
+  const std::uint64_t h2 = splitmix64(stream + 2 * static_cast<std::uint64_t>(index) + 1);
+  mp_working_bits scope(128);  // 128-bit intermediates: the final rounding to binary64 is the only one that shows
+  const mp_real u1 = ldexp(mp_real((h1 >> 11) + 1), -53);  // (0, 1]: ln u1 is finite
+  const mp_real u2 = ldexp(mp_real(h2 >> 11), -53);        // [0, 1)
+  const mp_real z = sqrt(-2 * log(u1)) * cos(two_pi() * u2);
+  return static_cast<double>(mp_real(init_std) * z);
+}
+
+void register_absolute_schemes(std::vector<scheme_info>& out) {
+  const auto dim = [](std::int64_t min) {
+    return integer_param("dim", "components per position vector", std::nullopt, min);
+  };
+  out.push_back({"integer", "encoding",
+                 "every component is the position p itself; unbounded (seed 000 option 1)",
+                 {dim(1)},
+                 {"encode"},
+                 {}});
+  out.push_back({"normalized", "encoding",
+                 "every component is p / length for 0 <= p < length; depends on the sequence length (seed 000 option 2)",
+                 {dim(1), integer_param("length", "sequence length the position is divided by", std::nullopt, 1)},
+                 {"encode"},
+                 {}});
+  out.push_back({"binary", "encoding",
+                 "component j is bit j of p, least significant first; unique only for p < 2^dim, "
+                 "p and p + 2^dim share a code",
+                 {dim(1)},
+                 {"encode"},
+                 {}});
+  out.push_back({"learned", "encoding",
+                 "a seeded N(0, init_std^2) table standing in for trained weights; p >= max_len is an error, "
+                 "never a wrap",
+                 {dim(1), integer_param("max_len", "rows in the table (positions 0 .. max_len-1)", std::nullopt, 1),
+                  real_param("init_std", "standard deviation of the entries (GPT-2: 0.02)", 0.02,
+                             [](double x) { return x > 0 ? std::string() : std::string("must be > 0"); }),
+                  integer_param("seed", "generator seed; the same seed gives the same table everywhere", 0, 0)},
+                 {"encode"},
+                 {}});
+  out.push_back({"none", "encoding",
+                 "NoPE: adds nothing; encode gives zero vectors of length dim",
+                 {integer_param("dim", "length of the zero vectors", 0, 0)},
+                 {"encode"},
+                 {}});
+}
+
+}  // namespace pe

@@ -1,0 +1,392 @@
+// Spec parsing (text and JSON), resolution against the registry, validation and canonical printing.
+#include "pe/spec.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "pe/error.hpp"
+
+namespace pe {
+namespace {
+
+// ---- the raw tree: what was written, before the registry gives it types ----
+
+struct raw_spec;
+struct raw_value {
+  enum kind_t { number, word, list, nested } kind;
+  std::string text;                    // number or word; the source text otherwise
+  std::vector<raw_value> items;        // list
+  std::shared_ptr<raw_spec> spec;      // nested
+};
+struct raw_spec {
+  std::string name;
+  std::vector<std::pair<std::string, raw_value>> args;
+};
+
+class text_parser {
+ public:
+  explicit text_parser(std::string_view s) : s_(s) {}
+
+  raw_spec parse() {
+    skip_ws();
+    if (at_end()) throw spec_error("empty spec");
+    raw_spec r = parse_spec();
+    skip_ws();
+    if (!at_end()) fail("expected end of spec");
+    return r;
+  }
+
+ private:
+  [[noreturn]] void fail(std::string_view what) const {
+    throw spec_error(fmt::format("bad spec '{}': {} at column {}", s_, what, pos_ + 1));
+  }
+  bool at_end() const { return pos_ >= s_.size(); }
+  char peek() const { return at_end() ? '\0' : s_[pos_]; }
+  void skip_ws() {
+    while (!at_end() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n')) ++pos_;
+  }
+  void expect(char c, std::string_view what) {
+    skip_ws();
+    if (peek() != c) fail(what);
+    ++pos_;
+  }
+  static bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+  static bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+  std::string parse_ident(std::string_view what) {
+    skip_ws();
+    if (!ident_start(peek())) fail(what);
+    const size_t start = pos_;
+    while (!at_end() && ident_char(s_[pos_])) ++pos_;
+    return std::string(s_.substr(start, pos_ - start));
+  }
+
+  raw_spec parse_spec() {
+    raw_spec r;
+    r.name = parse_ident("expected a scheme name");
+    return parse_args(std::move(r));
+  }
+
+  raw_spec parse_args(raw_spec r) {
+    expect('(', fmt::format("expected '(' after '{}'", r.name));
+    skip_ws();
+    if (peek() == ')') {
+      ++pos_;
+      return r;
+    }
+    for (;;) {
+      std::string key = parse_ident("expected a parameter name");
+      expect('=', fmt::format("expected '=' after '{}'", key));
+      r.args.emplace_back(std::move(key), parse_value());
+      skip_ws();
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
+      if (peek() == ')') {
+        ++pos_;
+        return r;
+      }
+      fail("expected ',' or ')'");
+    }
+  }
+
+  raw_value parse_value() {
+    skip_ws();
+    const char c = peek();
+    if (c == '[') return parse_list();
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.') return parse_number();
+    if (ident_start(c)) {
+      std::string w = parse_ident("expected a value");
+      skip_ws();
+      if (peek() == '(') {
+        raw_spec inner;
+        inner.name = w;
+        auto nested = std::make_shared<raw_spec>(parse_args(std::move(inner)));
+        return {raw_value::nested, w + "(...)", {}, nested};
+      }
+      return {raw_value::word, w, {}, nullptr};
+    }
+    fail("expected a value");
+  }
+
+  raw_value parse_number() {
+    const size_t start = pos_;
+    if (peek() == '-' || peek() == '+') ++pos_;
+    if (ident_start(peek())) {  // -inf, +nan: let resolution say "is not finite"
+      parse_ident("expected a number");
+    } else {
+      while (!at_end() && (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '.')) ++pos_;
+      if (peek() == 'e' || peek() == 'E') {
+        ++pos_;
+        if (peek() == '-' || peek() == '+') ++pos_;
+        while (!at_end() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+      }
+    }
+    return {raw_value::number, std::string(s_.substr(start, pos_ - start)), {}, nullptr};
+  }
+
+  raw_value parse_list() {
+    const size_t start = pos_;
+    ++pos_;  // '['
+    raw_value r{raw_value::list, "", {}, nullptr};
+    skip_ws();
+    if (peek() == ']') {
+      ++pos_;
+    } else {
+      for (;;) {
+        r.items.push_back(parse_value());
+        skip_ws();
+        if (peek() == ',') {
+          ++pos_;
+          continue;
+        }
+        if (peek() == ']') {
+          ++pos_;
+          break;
+        }
+        fail("expected ',' or ']'");
+      }
+    }
+    r.text = std::string(s_.substr(start, pos_ - start));
+    return r;
+  }
+
+  std::string_view s_;
+  size_t pos_ = 0;
+};
+
+raw_value raw_from_json(const nlohmann::json& j, const std::string& where);
+
+raw_spec raw_spec_from_json(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) throw spec_error(fmt::format("{}: a JSON spec must be an object", where));
+  const auto it = j.find("scheme");
+  if (it == j.end() || !it->is_string()) {
+    throw spec_error(fmt::format("{}: a JSON spec needs \"scheme\": \"<name>\"", where));
+  }
+  raw_spec r;
+  r.name = it->get<std::string>();
+  for (const auto& [key, v] : j.items()) {
+    if (key != "scheme") r.args.emplace_back(key, raw_from_json(v, r.name));
+  }
+  return r;
+}
+
+raw_value raw_from_json(const nlohmann::json& j, const std::string& where) {
+  if (j.is_number()) return {raw_value::number, j.dump(), {}, nullptr};
+  if (j.is_string()) return {raw_value::word, j.get<std::string>(), {}, nullptr};
+  if (j.is_boolean()) return {raw_value::word, j.get<bool>() ? "true" : "false", {}, nullptr};
+  if (j.is_array()) {
+    raw_value r{raw_value::list, j.dump(), {}, nullptr};
+    for (const auto& item : j) r.items.push_back(raw_from_json(item, where));
+    return r;
+  }
+  if (j.is_object()) {
+    auto nested = std::make_shared<raw_spec>(raw_spec_from_json(j, where));
+    return {raw_value::nested, nested->name + "(...)", {}, nested};
+  }
+  throw spec_error(fmt::format("{}: null is not a parameter value", where));
+}
+
+// ---- resolution against the registry ----
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// " (did you mean 'x'?)" for the closest candidate within a third of the word's length (at least 2).
+std::string suggestion(std::string_view word, const std::vector<std::string>& candidates) {
+  const std::string* best = nullptr;
+  size_t best_d = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    const size_t d = edit_distance(word, c);
+    if (d < best_d) best_d = d, best = &c;
+  }
+  return best ? fmt::format(" (did you mean '{}'?)", *best) : std::string();
+}
+
+std::optional<double> as_double(const raw_value& v) {
+  if (v.kind == raw_value::word) {
+    if (v.text == "nan" || v.text == "inf") return std::strtod(v.text.c_str(), nullptr);
+    return std::nullopt;
+  }
+  if (v.kind != raw_value::number) return std::nullopt;
+  char* end = nullptr;
+  const double d = std::strtod(v.text.c_str(), &end);
+  if (end != v.text.c_str() + v.text.size() || v.text.empty()) return std::nullopt;
+  return d;
+}
+
+spec resolve(const raw_spec& raw, const std::string& family, const std::string& context);
+
+value resolve_value(const param_info& p, const raw_value& v, const std::string& where) {
+  auto bad = [&](std::string_view why) {
+    return spec_error(fmt::format("{}: {}={} {}", where, p.name, v.text, why));
+  };
+  switch (p.kind) {
+    case param_kind::integer: {
+      if (v.kind == raw_value::number) {
+        std::int64_t i = 0;
+        const auto [end, ec] = std::from_chars(v.text.data(), v.text.data() + v.text.size(), i);
+        if (ec == std::errc() && end == v.text.data() + v.text.size()) return i;
+      }
+      const auto d = as_double(v);
+      if (!d) throw bad("is not an integer");
+      if (!std::isfinite(*d)) throw bad("is not finite");
+      if (*d != std::trunc(*d)) throw bad("is not an integer");
+      if (std::fabs(*d) >= 0x1p63) throw bad("does not fit in 64 bits");
+      return static_cast<std::int64_t>(*d);
+    }
+    case param_kind::real: {
+      const auto d = as_double(v);
+      if (!d) throw bad("is not a number");
+      if (!std::isfinite(*d)) throw bad("is not finite");
+      return *d;
+    }
+    case param_kind::boolean:
+      if (v.kind == raw_value::word && (v.text == "true" || v.text == "false")) return v.text == "true";
+      throw bad("is not true or false");
+    case param_kind::choice:
+      if (v.kind == raw_value::word && std::find(p.choices.begin(), p.choices.end(), v.text) != p.choices.end()) {
+        return v.text;
+      }
+      throw bad(fmt::format("is not one of {}{}", fmt::join(p.choices, ", "), suggestion(v.text, p.choices)));
+    case param_kind::real_list: {
+      if (v.kind != raw_value::list) throw bad("is not a list like [1, 2.5]");
+      real_list out;
+      for (const auto& item : v.items) {
+        const auto d = as_double(item);
+        if (!d) throw bad(fmt::format("has '{}', which is not a number", item.text));
+        if (!std::isfinite(*d)) throw bad(fmt::format("has {}, which is not finite", item.text));
+        out.push_back(*d);
+      }
+      return out;
+    }
+    case param_kind::scheme: {
+      if (v.kind == raw_value::nested) return std::make_shared<const spec>(resolve(*v.spec, p.family, where + ": " + p.name));
+      if (v.kind == raw_value::word) {
+        return std::make_shared<const spec>(resolve(raw_spec{v.text, {}}, p.family, where + ": " + p.name));
+      }
+      throw bad(fmt::format("is not a {} scheme", p.family));
+    }
+  }
+  throw bad("has an unknown kind");
+}
+
+spec resolve(const raw_spec& raw, const std::string& family, const std::string& context) {
+  const scheme_info* info = find_scheme(raw.name);
+  std::vector<std::string> names;
+  for (const auto& s : registry())
+    if (s.family == family) names.push_back(s.name);
+  const std::string prefix = context.empty() ? "" : context + ": ";
+  if (!info || info->family != family) {
+    const char* what = family == "encoding" ? "scheme" : "scheme for this parameter";
+    throw spec_error(fmt::format("{}unknown {} '{}'{}", prefix, what, raw.name, suggestion(raw.name, names)));
+  }
+  const std::string where = prefix + info->name;
+  std::vector<std::string> keys;
+  for (const auto& p : info->params) keys.push_back(p.name);
+  for (size_t i = 0; i < raw.args.size(); ++i) {
+    const auto& key = raw.args[i].first;
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      const std::string known = keys.empty() ? "it takes no parameters" : fmt::format("known: {}", fmt::join(keys, ", "));
+      const std::string hint = suggestion(key, keys);
+      throw spec_error(hint.empty() ? fmt::format("{}: unknown key '{}' ({})", where, key, known)
+                                    : fmt::format("{}: unknown key '{}'{}", where, key, hint));
+    }
+    for (size_t j = 0; j < i; ++j)
+      if (raw.args[j].first == key) throw spec_error(fmt::format("{}: key '{}' given twice", where, key));
+  }
+  std::vector<std::pair<std::string, value>> values;
+  for (const auto& p : info->params) {
+    const auto it = std::find_if(raw.args.begin(), raw.args.end(), [&](const auto& a) { return a.first == p.name; });
+    if (it == raw.args.end()) {
+      if (p.default_value) values.emplace_back(p.name, *p.default_value);
+      else if (!p.optional) throw spec_error(fmt::format("{}: {} is required ({})", where, p.name, p.doc));
+      continue;
+    }
+    value v = resolve_value(p, it->second, where);
+    if (p.check) {
+      const std::string why = p.check(v);
+      if (!why.empty()) throw spec_error(fmt::format("{}: {}={} {}", where, p.name, value_text(v), why));
+    }
+    values.emplace_back(p.name, std::move(v));
+  }
+  spec s(*info, std::move(values));
+  if (info->validate) info->validate(s);
+  return s;
+}
+
+}  // namespace
+
+spec::spec(const scheme_info& info, std::vector<std::pair<std::string, value>> values)
+    : info_(&info), values_(std::move(values)) {}
+
+bool spec::has(std::string_view key) const {
+  return std::any_of(values_.begin(), values_.end(), [&](const auto& kv) { return kv.first == key; });
+}
+
+const value& spec::at(std::string_view key) const {
+  for (const auto& kv : values_)
+    if (kv.first == key) return kv.second;
+  throw std::logic_error(fmt::format("{}: no parameter '{}'", scheme(), key));
+}
+
+std::int64_t spec::integer(std::string_view key) const { return std::get<std::int64_t>(at(key)); }
+double spec::real(std::string_view key) const { return std::get<double>(at(key)); }
+bool spec::boolean(std::string_view key) const { return std::get<bool>(at(key)); }
+const std::string& spec::choice(std::string_view key) const { return std::get<std::string>(at(key)); }
+const real_list& spec::reals(std::string_view key) const { return std::get<real_list>(at(key)); }
+const spec& spec::nested(std::string_view key) const { return *std::get<std::shared_ptr<const spec>>(at(key)); }
+
+std::string spec::text() const {
+  std::vector<std::string> parts;
+  for (const auto& [key, v] : values_) parts.push_back(key + "=" + value_text(v));
+  return fmt::format("{}({})", scheme(), fmt::join(parts, ", "));
+}
+
+nlohmann::ordered_json spec::json() const {
+  nlohmann::ordered_json j;
+  j["scheme"] = scheme();
+  for (const auto& [key, v] : values_) {
+    std::visit([&, &k = key](const auto& x) {
+      using X = std::decay_t<decltype(x)>;
+      if constexpr (std::is_same_v<X, std::shared_ptr<const spec>>) j[k] = x->json();
+      else j[k] = x;
+    }, v);
+  }
+  return j;
+}
+
+spec parse_spec(std::string_view text) { return resolve(text_parser(text).parse(), "encoding", ""); }
+
+spec parse_spec_json(const nlohmann::json& j) { return resolve(raw_spec_from_json(j, "spec"), "encoding", ""); }
+
+spec parse_spec_any(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\n");
+  if (first != std::string_view::npos && text[first] == '{') {
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) throw spec_error(fmt::format("bad spec: '{}' is not valid JSON", text));
+    return parse_spec_json(j);
+  }
+  return parse_spec(text);
+}
+
+}  // namespace pe
