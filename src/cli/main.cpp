@@ -1,4 +1,5 @@
 // pecheck: the command line. Thin: parses arguments into a Spec and options, calls the library.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -17,6 +18,17 @@ int main(int argc, char** argv) {
   for (auto add : {pecheck::add_list_command, pecheck::add_eval_command}) {
     auto run = add(app);
     commands.emplace_back(app.get_subcommands({}).back(), run);
+  }
+  // A first word that names no command gets a clearer line than CLI11's own.
+  std::vector<std::string> names;
+  for (const auto& [sub, run] : commands) names.push_back(sub->get_name());
+  if (argc < 2) {
+    fmt::print(stderr, "pecheck: a command is required (commands: {})\n", fmt::join(names, ", "));
+    return 2;
+  }
+  if (argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+    fmt::print(stderr, "pecheck: unknown command '{}' (commands: {})\n", argv[1], fmt::join(names, ", "));
+    return 2;
   }
   try {
     app.parse(argc, argv);

@@ -33,24 +33,26 @@ turn_fraction fraction_of_turn(const mp_real& omega) {
 
 std::pair<double, double> sin_cos_turns(std::int64_t p, const turn_fraction& f) {
   using u128 = unsigned __int128;
-  // |p| as unsigned (also for INT64_MIN); the sign is applied to the fraction at the end.
+  // |p| as unsigned (also for INT64_MIN); sin(-x) = -sin(x) and cos(-x) = cos(x) give the sign
+  // at the end, so the two signs are exactly symmetric.
   const std::uint64_t a = p < 0 ? 0 - static_cast<std::uint64_t>(p) : static_cast<std::uint64_t>(p);
   // frac(a * f) on 192 bits: word weights 2^-64, 2^-128, 2^-192; integer parts drop out.
   const u128 t0 = static_cast<u128>(a) * f[0];
   const u128 t1 = static_cast<u128>(a) * f[1];
   const u128 t2 = static_cast<u128>(a) * f[2];
-  const std::uint64_t w2 = static_cast<std::uint64_t>(t2);
   const u128 mid = static_cast<u128>(static_cast<std::uint64_t>(t1)) + static_cast<std::uint64_t>(t2 >> 64);
-  std::uint64_t w1 = static_cast<std::uint64_t>(mid);
-  std::uint64_t w0 = static_cast<std::uint64_t>(t0) + static_cast<std::uint64_t>(t1 >> 64) +
+  const std::uint64_t w1 = static_cast<std::uint64_t>(mid);
+  const std::uint64_t w0 = static_cast<std::uint64_t>(t0) + static_cast<std::uint64_t>(t1 >> 64) +
                      static_cast<std::uint64_t>(mid >> 64);
-  // The top 128 bits, read as a signed number, are the fraction centred in [-1/2, 1/2).
-  u128 top = (static_cast<u128>(w0) << 64) | w1;
-  if (p < 0) top = ~top + (w2 == 0 ? 1 : 0);  // -frac on 192 bits, truncated to the top 128
-  const auto centred = static_cast<__int128>(top);
+  // The top 128 bits, read as a signed number, are the fraction centred in [-1/2, 1/2); the
+  // dropped low half of a * f[2] is below 2^-128 turns.
+  const auto centred = static_cast<__int128>((static_cast<u128>(w0) << 64) | w1);
   // Split into a double-double (hi exact after rounding; lo carries the rest), scaled by 2^-128.
   const double hi = static_cast<double>(centred);
-  const double lo = static_cast<double>(centred - static_cast<__int128>(hi));
+  // hi can round up to 2^127, one past the largest __int128: subtract it as (2^127 - 1) + 1.
+  const auto int128_max = static_cast<__int128>(~(u128{1} << 127));
+  const double lo = hi >= 0x1p127 ? static_cast<double>(centred - int128_max) - 1.0
+                                  : static_cast<double>(centred - static_cast<__int128>(hi));
   const double turn_hi = std::ldexp(hi, -128);
   const double turn_lo = std::ldexp(lo, -128);
   // 2pi as a double-double: 6.283185307179586 + 2.4492935982947064e-16.
@@ -64,7 +66,8 @@ std::pair<double, double> sin_cos_turns(std::int64_t p, const turn_fraction& f) 
   // sin(h + l) = sin h cos l + cos h sin l, with |l| <= ulp(h)/2 so cos l = 1 - O(2^-106).
   const double s = std::sin(r_hi);
   const double c = std::cos(r_hi);
-  return {std::fma(c, r_lo, s), std::fma(-s, r_lo, c)};
+  const double sin_r = std::fma(c, r_lo, s);
+  return {p < 0 ? -sin_r : sin_r, std::fma(-s, r_lo, c)};
 }
 
 std::pair<mp_real, mp_real> phase_table<mp_real>::sin_cos(std::int64_t p, int i) const {

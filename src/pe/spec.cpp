@@ -23,6 +23,7 @@ struct raw_value {
   std::string text;                    // number or word; the source text otherwise
   std::vector<raw_value> items;        // list
   std::shared_ptr<raw_spec> spec;      // nested
+  std::string display;                 // as shown in messages when it differs (a quoted JSON string)
 };
 struct raw_spec {
   std::string name;
@@ -180,7 +181,7 @@ raw_spec raw_spec_from_json(const nlohmann::json& j, const std::string& where) {
 
 raw_value raw_from_json(const nlohmann::json& j, const std::string& where) {
   if (j.is_number()) return {raw_value::number, j.dump(), {}, nullptr};
-  if (j.is_string()) return {raw_value::word, j.get<std::string>(), {}, nullptr};
+  if (j.is_string()) return {raw_value::word, j.get<std::string>(), {}, nullptr, j.dump()};
   if (j.is_boolean()) return {raw_value::word, j.get<bool>() ? "true" : "false", {}, nullptr};
   if (j.is_array()) {
     raw_value r{raw_value::list, j.dump(), {}, nullptr};
@@ -238,7 +239,7 @@ spec resolve(const raw_spec& raw, const std::string& family, const std::string& 
 
 value resolve_value(const param_info& p, const raw_value& v, const std::string& where) {
   auto bad = [&](std::string_view why) {
-    return spec_error(fmt::format("{}: {}={} {}", where, p.name, v.text, why));
+    return spec_error(fmt::format("{}: {}={} {}", where, p.name, v.display.empty() ? v.text : v.display, why));
   };
   switch (p.kind) {
     case param_kind::integer: {

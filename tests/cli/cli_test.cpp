@@ -1,0 +1,143 @@
+// Tests for src/cli: runs the pecheck binary and checks its output, exit codes and one-line errors word for word.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct result {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+// Runs `pecheck ARGS` through the shell; ARGS is quoted by the caller.
+result run(const std::string& args) {
+  // One stderr file per process and call: ctest runs the cases of this file in parallel.
+  static int calls = 0;
+  const std::string err_file = ::testing::TempDir() + "pecheck_cli_stderr_" + std::to_string(getpid()) + "_" +
+                               std::to_string(++calls) + ".txt";
+  const std::string cmd = std::string(PECHECK_BINARY) + " " + args + " 2>" + err_file;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  std::stringstream err;
+  {
+    std::ifstream in(err_file);
+    err << in.rdbuf();
+  }
+  std::remove(err_file.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out, err.str()};
+}
+
+TEST(cli_eval, the_cat_sat_table_as_json_to_full_double_precision) {
+  const auto r = run("eval encode 'sinusoidal(dim=4)' --pos 0:3 --format json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // 17 significant digits of the binary64 nearest each true value (mpmath, printed with %.17g).
+  const std::string want =
+            R"j({"op":"encode","spec":"sinusoidal(dim=4, base=10000, layout=interleaved)","precision":53,)j"
+            R"j("outputs":{"pe":{"shape":[3,4],"data":["0","1","0","1","0.8414709848078965","0.54030230586813977",)j"
+            R"j("0.0099998333341666645","0.99995000041666526","0.90929742682568171","-0.41614683654714241",)j"
+            R"j("0.01999866669333308","0.99980000666657776"]}}})j"
+            "\n";
+  EXPECT_EQ(r.out, want);
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(cli_eval, precision_256_prints_sin_1_to_more_than_70_digits) {
+  const auto r = run("eval encode 'sinusoidal(dim=4)' --pos 0:3 --format json --precision 256");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["precision"], 256);
+  const std::string sin1 = j["outputs"]["pe"]["data"][4];
+  // mpmath: sin(1) = 0.84147098480789650665250232163029899962256306079837106567275170999191040439123967...
+  const std::string truth = "0.841470984807896506652502321630298999622563060798371065672751709991910404391";
+  ASSERT_GE(sin1.size(), 72u);
+  EXPECT_EQ(sin1.substr(0, 72), truth.substr(0, 72));  // "0." and 70 correct digits
+}
+
+TEST(cli_eval, table_and_csv_formats) {
+  const auto t = run("eval encode 'sinusoidal(dim=2)' --pos 0,1");
+  EXPECT_EQ(t.exit_code, 0);
+  EXPECT_EQ(t.out,
+            "encode sinusoidal(dim=2, base=10000, layout=interleaved)  [53 bits]\n"
+            "pe [2, 2]\n"
+            "pos |               pe[0]               pe[1]\n"
+            "  0 |                   0                   1\n"
+            "  1 |  0.8414709848078965 0.54030230586813977\n");
+  const auto c = run("eval encode 'integer(dim=2)' --pos 5:7 --format csv");
+  EXPECT_EQ(c.out, "pos,pe[0],pe[1]\n5,5,5\n6,6,6\n");
+}
+
+TEST(cli_eval, accepts_the_json_twin_of_a_spec) {
+  const auto r = run(R"(eval encode '{"scheme":"binary","dim":3}' --pos 5 --format csv)");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "pos,pe[0],pe[1],pe[2]\n5,1,0,1\n");
+}
+
+struct bad_call {
+  const char* args;
+  const char* message;
+};
+
+// Bad input: one line on stderr naming what and where, exit 2, and nothing on stdout.
+const bad_call bad_calls[] = {
+    {"eval encode 'sinusoidal(dim=5)' --pos 0", "pecheck: sinusoidal: dim=5 is odd; sin/cos pairs need an even dim\n"},
+    {"eval encode 'learned(dim=2, max_len=4)' --pos 2:5",
+     "pecheck: learned: position 4 is outside the table [0, 4) (max_len=4)\n"},
+    {"eval encode 'sinusoidal(dim=4)' --pos 3:1", "pecheck: --pos '3:1': range 3:1 is empty (a:b means a <= p < b)\n"},
+    {"eval encode 'sinusoidal(dim=4)' --pos 1,x", "pecheck: --pos '1,x': 'x' is not a 64-bit integer\n"},
+    {"eval encode 'sinusoidal(dim=4)' --pos 0:100000000000", "pecheck: --pos '0:100000000000': more than 10000000 positions\n"},
+    {"eval encode 'sinusoidal(dim=4)'", "pecheck: eval encode: --pos is required (e.g. --pos 0:3)\n"},
+    {"eval encode 'sinusoidal(dim=4)' --pos 0 --precision 24", "pecheck: --precision 24: use 53 (binary64) or 64..65536 (MPFR)\n"},
+    {"eval encode 'sinusoidal(dim=4)' --pos 0 --format xml",
+     "pecheck: --format: xml not in {table,json,csv}\n"},
+    {"eval encode 'sinusoidal(dim=4)' --pos 0 --bogus", "pecheck: The following argument was not expected: --bogus\n"},
+    {"eval rotate 'sinusoidal(dim=4)' --pos 0", "pecheck: op: rotate not in {encode}\n"},
+    {"", "pecheck: a command is required (commands: list, eval)\n"},
+    {"frobnicate", "pecheck: unknown command 'frobnicate' (commands: list, eval)\n"},
+};
+
+TEST(cli_errors, one_line_exit_2_nothing_on_stdout) {
+  for (const auto& b : bad_calls) {
+    const auto r = run(b.args);
+    EXPECT_EQ(r.exit_code, 2) << b.args;
+    EXPECT_EQ(r.err, b.message) << b.args;
+    EXPECT_EQ(r.out, "") << b.args;
+  }
+}
+
+TEST(cli_list, shows_every_scheme_with_its_parameters) {
+  const auto r = run("list");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* needle : {"sinusoidal  [ops: encode]", "integer  [ops: encode]", "normalized  [ops: encode]",
+                             "binary  [ops: encode]", "learned  [ops: encode]", "none  [ops: encode]",
+                             "    base       real     = 10000 ", "    layout     choice   = interleaved ",
+                             "    max_len    integer  (required) ", "    init_std   real     = 0.02 "}) {
+    EXPECT_NE(r.out.find(needle), std::string::npos) << needle;
+  }
+  const auto j = nlohmann::json::parse(run("list --format json").out);
+  ASSERT_TRUE(j.is_array());
+  EXPECT_EQ(j[0]["scheme"], "integer");
+}
+
+TEST(cli_help, help_exits_zero) {
+  for (const char* args : {"--help", "eval --help", "list --help"}) {
+    const auto r = run(args);
+    EXPECT_EQ(r.exit_code, 0) << args;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << args;
+  }
+}
+
+}  // namespace
