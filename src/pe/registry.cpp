@@ -1,20 +1,33 @@
 // Builds the registry from each scheme family and provides the parameter builders.
 #include "pe/registry.hpp"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "pe/spec.hpp"
 
 namespace pe {
 
-const std::vector<scheme_info>& registry() {
-  static const std::vector<scheme_info> all = [] {
+namespace {
+
+std::deque<scheme_info>& mutable_registry() {
+  static std::deque<scheme_info> all = [] {
     std::vector<scheme_info> r;
     register_absolute_schemes(r);
     register_sinusoidal_schemes(r);
-    return r;
+    return std::deque<scheme_info>(r.begin(), r.end());
   }();
   return all;
+}
+
+}  // namespace
+
+const std::deque<scheme_info>& registry() { return mutable_registry(); }
+
+void register_scheme(scheme_info info) {
+  if (find_scheme(info.name)) throw std::logic_error(fmt::format("scheme '{}' is registered twice", info.name));
+  mutable_registry().push_back(std::move(info));
 }
 
 const scheme_info* find_scheme(std::string_view name) {

@@ -1,6 +1,7 @@
 // The scheme registry: every scheme with its parameters (type, default, doc, checks) and its ops.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -41,9 +42,14 @@ struct scheme_info {
   std::function<void(const spec&)> validate;
 };
 
-// All registered schemes, in the order `pecheck list` shows them.
-const std::vector<scheme_info>& registry();
+// All registered schemes, in the order `pecheck list` shows them. A deque, so a spec's pointer
+// to its scheme stays valid when schemes are added.
+const std::deque<scheme_info>& registry();
 const scheme_info* find_scheme(std::string_view name);
+
+// Adds a scheme after the built-in families (tests use it for nested and list parameters
+// that no built-in scheme takes yet). Throws std::logic_error on a duplicate name.
+void register_scheme(scheme_info info);
 
 // Builders for the common parameter shapes.
 param_info integer_param(std::string name, std::string doc, std::optional<std::int64_t> def, std::int64_t min);

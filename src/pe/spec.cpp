@@ -298,7 +298,7 @@ spec resolve(const raw_spec& raw, const std::string& family, const std::string& 
     if (s.family == family) names.push_back(s.name);
   const std::string prefix = context.empty() ? "" : context + ": ";
   if (!info || info->family != family) {
-    const char* what = family == "encoding" ? "scheme" : "scheme for this parameter";
+    const std::string what = family == "encoding" ? "scheme" : family + " scheme";
     throw spec_error(fmt::format("{}unknown {} '{}'{}", prefix, what, raw.name, suggestion(raw.name, names)));
   }
   const std::string where = prefix + info->name;

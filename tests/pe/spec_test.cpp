@@ -130,6 +130,65 @@ TEST(spec, errors_name_the_field_the_value_and_the_reason) {
   for (const auto& b : bad_specs) EXPECT_EQ(error_of(b.text), b.message) << "spec: " << b.text;
 }
 
+// Nested specs, lists and booleans, through two schemes registered for this test only (the
+// built-in schemes of today take none; RoPE's scalings will).
+class nested_spec : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (pe::find_scheme("linear_t")) return;
+    pe::register_scheme({"linear_t", "test_scaling", "a test scaling", {pe::real_param("factor", "test factor", 1.0,
+        [](double f) { return f > 0 ? std::string() : std::string("must be > 0"); })}, {"encode"}, {}});
+    pe::param_info scaling{"scaling", pe::param_kind::scheme, "a nested test scaling"};
+    scaling.family = "test_scaling";
+    pe::param_info freqs{"freqs", pe::param_kind::real_list, "explicit frequencies"};
+    freqs.optional = true;
+    pe::param_info flag{"flag", pe::param_kind::boolean, "a switch"};
+    flag.default_value = false;
+    pe::register_scheme({"nested_t", "encoding", "a test scheme",
+                         {pe::integer_param("dim", "test dim", std::nullopt, 1), scaling, freqs, flag}, {"encode"}, {}});
+  }
+};
+
+TEST_F(nested_spec, prints_nested_specs_lists_and_booleans) {
+  EXPECT_EQ(parse_spec("nested_t(dim=4, scaling=linear_t(factor=8))").text(),
+            "nested_t(dim=4, scaling=linear_t(factor=8), flag=false)");
+  EXPECT_EQ(parse_spec("nested_t(flag=true, freqs=[1, 0.5, 2.5e-1], scaling=linear_t, dim=4)").text(),
+            "nested_t(dim=4, scaling=linear_t(factor=1), freqs=[1, 0.5, 0.25], flag=true)");
+  EXPECT_EQ(parse_spec("nested_t(dim=4, scaling=linear_t(), freqs=[])").text(),
+            "nested_t(dim=4, scaling=linear_t(factor=1), freqs=[], flag=false)");
+  const pe::spec s = parse_spec("nested_t(dim=4, scaling=linear_t(factor=8), freqs=[0.125])");
+  EXPECT_EQ(s.nested("scaling").real("factor"), 8.0);
+  EXPECT_EQ(s.reals("freqs"), (pe::real_list{0.125}));
+  EXPECT_FALSE(s.boolean("flag"));
+}
+
+TEST_F(nested_spec, json_twin_nests_objects) {
+  const pe::spec s = parse_spec("nested_t(dim=4, scaling=linear_t(factor=8), freqs=[1, 0.5], flag=true)");
+  EXPECT_EQ(s.json().dump(),
+            R"j({"scheme":"nested_t","dim":4,"scaling":{"scheme":"linear_t","factor":8.0},"freqs":[1.0,0.5],"flag":true})j");
+  EXPECT_EQ(pe::parse_spec_json(nlohmann::json::parse(s.json().dump())), s);
+}
+
+TEST_F(nested_spec, errors_inside_nesting_name_the_path) {
+  const bad_spec nested_errors[] = {
+      {"nested_t(dim=4, scaling=linear_t(factor=0))", "nested_t: scaling: linear_t: factor=0 must be > 0"},
+      {"nested_t(dim=4, scaling=linear_t(fctor=2))",
+       "nested_t: scaling: linear_t: unknown key 'fctor' (did you mean 'factor'?)"},
+      {"nested_t(dim=4, scaling=sinusoidal(dim=4))", "nested_t: scaling: unknown test_scaling scheme 'sinusoidal'"},
+      {"nested_t(dim=4, scaling=linar_t(factor=2))",
+       "nested_t: scaling: unknown test_scaling scheme 'linar_t' (did you mean 'linear_t'?)"},
+      {"nested_t(dim=4, scaling=4)", "nested_t: scaling=4 is not a test_scaling scheme"},
+      {"nested_t(dim=4, scaling=linear_t, freqs=4)", "nested_t: freqs=4 is not a list like [1, 2.5]"},
+      {"nested_t(dim=4, scaling=linear_t, freqs=[1, x])", "nested_t: freqs=[1, x] has 'x', which is not a number"},
+      {"nested_t(dim=4, scaling=linear_t, freqs=[1, nan])", "nested_t: freqs=[1, nan] has nan, which is not finite"},
+      {"nested_t(dim=4, scaling=linear_t, flag=yes)", "nested_t: flag=yes is not true or false"},
+      {"nested_t(dim=4)", "nested_t: scaling is required (a nested test scaling)"},
+      {"linear_t(factor=2)", "unknown scheme 'linear_t'"},
+      {"nested_t(dim=4, scaling=linear_t(factor=2)", "bad spec 'nested_t(dim=4, scaling=linear_t(factor=2)': expected ',' or ')' at column 43"},
+  };
+  for (const auto& b : nested_errors) EXPECT_EQ(error_of(b.text), b.message) << "spec: " << b.text;
+}
+
 TEST(spec, accessors_read_typed_values) {
   const pe::spec s = parse_spec("learned(dim=8, max_len=16, init_std=0.5, seed=3)");
   EXPECT_EQ(s.scheme(), "learned");
