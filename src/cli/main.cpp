@@ -1,6 +1,8 @@
 // pecheck: the command line. Thin: parses arguments into a Spec and options, calls the library.
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
@@ -38,8 +40,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    for (const auto& [sub, run] : commands)
-      if (sub->parsed()) return run();
+    for (const auto& [sub, run] : commands) {
+      if (!sub->parsed()) continue;
+      const int code = run();
+      if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        fmt::print(stderr, "pecheck: cannot write the output: {}\n", std::strerror(errno));
+        return 1;
+      }
+      return code;
+    }
   } catch (const pe::spec_error& e) {
     fmt::print(stderr, "pecheck: {}\n", e.what());
     return 2;

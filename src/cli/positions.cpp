@@ -35,7 +35,9 @@ std::vector<std::int64_t> parse_positions(std::string_view text) {
       const std::int64_t a = parse_int(item.substr(0, colon), text);
       const std::int64_t b = parse_int(item.substr(colon + 1), text);
       if (b <= a) throw pe::input_error(fmt::format("--pos '{}': range {} is empty (a:b means a <= p < b)", text, item));
-      if (b - a > max_positions - static_cast<std::int64_t>(out.size())) {
+      // b - a in unsigned arithmetic: exact for b > a, even across the whole int64 range.
+      const std::uint64_t count = static_cast<std::uint64_t>(b) - static_cast<std::uint64_t>(a);
+      if (count > static_cast<std::uint64_t>(max_positions) - out.size()) {
         throw pe::input_error(fmt::format("--pos '{}': more than {} positions", text, max_positions));
       }
       for (std::int64_t p = a; p < b; ++p) out.push_back(p);

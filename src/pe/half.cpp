@@ -27,7 +27,7 @@ double round_to_format(double x, const float_format& f) {
 
 double round_to_format(const mp_real& x, const float_format& f) {
   const mpfr_srcptr px = x.backend().data();
-  if (mpfr_nan_p(px)) return std::numeric_limits<double>::quiet_NaN();
+  if (mpfr_nan_p(px)) return std::copysign(std::numeric_limits<double>::quiet_NaN(), mpfr_signbit(px) ? -1.0 : 1.0);
   if (mpfr_inf_p(px) || mpfr_zero_p(px)) return mpfr_get_d(px, MPFR_RNDN);
   // MPFR writes x = m * 2^E with 0.5 <= |m| < 1, so floor(log2|x|) = E - 1.
   const long e = static_cast<long>(mpfr_get_exp(px)) - 1;

@@ -6,7 +6,9 @@
 namespace pe {
 namespace {
 
-thread_local unsigned output_bits = 256;
+// Global, like Boost's default precision it travels with: MPFR precision scopes are for one
+// thread at a time.
+unsigned output_bits = 256;
 
 // Boost 1.74's variable-precision backend counts in decimal digits and allocates
 // digits10_2_2(d) = floor(1000 d / 301) + 1 or 2 bits; pick the smallest d that covers `bits`.
@@ -15,6 +17,12 @@ unsigned digits10_covering(unsigned bits) {
   while (boost::multiprecision::detail::digits10_2_2(d) < bits) ++d;
   return d;
 }
+
+// New values default to the output precision from the start, not Boost's 50 digits.
+const bool default_precision_matches_output = [] {
+  mp_real::default_precision(digits10_covering(output_bits));
+  return true;
+}();
 
 }  // namespace
 

@@ -12,7 +12,8 @@ namespace pe {
 using mp_real = boost::multiprecision::number<boost::multiprecision::mpfr_float_backend<0>,
                                               boost::multiprecision::et_off>;
 
-// The precision results are delivered at, in bits (thread-local; 256 unless a scope says otherwise).
+// The precision results are delivered at, in bits (256 unless a scope says otherwise). Like
+// Boost's default precision it is process-wide: use precision scopes from one thread at a time.
 unsigned mp_output_bits();
 
 // Sets the output precision for its lifetime and makes new mp_real values at least that wide.

@@ -46,13 +46,16 @@ std::pair<double, double> sin_cos_turns(std::int64_t p, const turn_fraction& f) 
                      static_cast<std::uint64_t>(mid >> 64);
   // The top 128 bits, read as a signed number, are the fraction centred in [-1/2, 1/2); the
   // dropped low half of a * f[2] is below 2^-128 turns.
-  const auto centred = static_cast<__int128>((static_cast<u128>(w0) << 64) | w1);
-  // Split into a double-double (hi exact after rounding; lo carries the rest), scaled by 2^-128.
-  const double hi = static_cast<double>(centred);
-  // hi can round up to 2^127, one past the largest __int128: subtract it as (2^127 - 1) + 1.
-  const auto int128_max = static_cast<__int128>(~(u128{1} << 127));
-  const double lo = hi >= 0x1p127 ? static_cast<double>(centred - int128_max) - 1.0
-                                  : static_cast<double>(centred - static_cast<__int128>(hi));
+  const u128 turns = (static_cast<u128>(w0) << 64) | w1;
+  // Quarter-turn reduction, exact on the integer: q = round(4 t), t' = t - q/4 in [-1/8, 1/8].
+  // sin and cos are then evaluated at |r| <= pi/4, so a result near zero comes from a small r
+  // held to full relative precision, never from cancellation between sin(h) and cos(h) l.
+  const auto centred = static_cast<__int128>(turns);
+  const int q = static_cast<int>(centred >> 126) + static_cast<int>((turns >> 125) & 1);  // -2 .. 2
+  const auto rest = static_cast<__int128>(turns - static_cast<u128>(static_cast<__int128>(q)) * (u128{1} << 126));
+  // Split into a double-double scaled by 2^-128: |rest| <= 2^125, so hi converts back exactly.
+  const double hi = static_cast<double>(rest);
+  const double lo = static_cast<double>(rest - static_cast<__int128>(hi));
   const double turn_hi = std::ldexp(hi, -128);
   const double turn_lo = std::ldexp(lo, -128);
   // 2pi as a double-double: 6.283185307179586 + 2.4492935982947064e-16.
@@ -64,10 +67,19 @@ std::pair<double, double> sin_cos_turns(std::int64_t p, const turn_fraction& f) 
   const double r_hi = r_hi0 + r_lo0;
   const double r_lo = r_lo0 - (r_hi - r_hi0);
   // sin(h + l) = sin h cos l + cos h sin l, with |l| <= ulp(h)/2 so cos l = 1 - O(2^-106).
-  const double s = std::sin(r_hi);
-  const double c = std::cos(r_hi);
-  const double sin_r = std::fma(c, r_lo, s);
-  return {p < 0 ? -sin_r : sin_r, std::fma(-s, r_lo, c)};
+  const double s_h = std::sin(r_hi);
+  const double c_h = std::cos(r_hi);
+  const double s = std::fma(c_h, r_lo, s_h);
+  const double c = std::fma(-s_h, r_lo, c_h);
+  // Undo the quarter turns: sin(r + q pi/2), cos(r + q pi/2).
+  double sin_r = s, cos_r = c;
+  switch ((q + 4) % 4) {
+    case 1: sin_r = c, cos_r = -s; break;
+    case 2: sin_r = -s, cos_r = -c; break;
+    case 3: sin_r = -c, cos_r = s; break;
+    default: break;
+  }
+  return {p < 0 ? -sin_r : sin_r, cos_r};
 }
 
 std::pair<mp_real, mp_real> phase_table<mp_real>::sin_cos(std::int64_t p, int i) const {

@@ -15,10 +15,10 @@ namespace pe {
 //
 // phase_table<C> for C = compute type:
 // - double: omega_i / 2pi is stored as a 192-bit fixed-point fraction (evaluated with MPFR at
-//   320 bits). p * omega_i / 2pi mod 1 is then exact integer arithmetic, the reduced angle is
-//   a double-double, and sin/cos(hi + lo) = sin(hi) + cos(hi) lo. The argument error is
-//   below 2^-100 rad for every |p| < 2^63, so the result stays within ~1.5 ulp of the true
-//   value (derivation: proofs/precision.phase_reduction.md).
+//   320 bits). p * omega_i / 2pi mod 1 is then exact integer arithmetic, reduced exactly by
+//   quarter turns to |r| <= pi/4, r a double-double, and sin/cos(hi + lo) = sin(hi) + cos(hi) lo.
+//   For every |p| < 2^63 the result is within 2 ulps of the true value whenever that value is
+//   at least 2^-70 in magnitude (derivation: proofs/precision.phase_reduction.md).
 // - mp_real: omega_i is evaluated at output bits + 192 guard bits, the angle formed and
 //   reduced at that precision by MPFR, and sin/cos rounded to output bits.
 // - any other C: the naive formula in C (what generic code would do); used by the archetype.

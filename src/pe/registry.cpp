@@ -36,11 +36,15 @@ const scheme_info* find_scheme(std::string_view name) {
   return nullptr;
 }
 
-param_info integer_param(std::string name, std::string doc, std::optional<std::int64_t> def, std::int64_t min) {
+param_info integer_param(std::string name, std::string doc, std::optional<std::int64_t> def, std::int64_t min,
+                         std::int64_t max) {
   param_info p{std::move(name), param_kind::integer, std::move(doc)};
   if (def) p.default_value = *def;
-  p.check = [min](const value& v) {
-    return std::get<std::int64_t>(v) < min ? fmt::format("must be >= {}", min) : std::string();
+  p.check = [min, max](const value& v) {
+    const auto x = std::get<std::int64_t>(v);
+    if (x < min) return fmt::format("must be >= {}", min);
+    if (x > max) return fmt::format("must be <= {}", max);
+    return std::string();
   };
   return p;
 }

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,7 +53,14 @@ const scheme_info* find_scheme(std::string_view name);
 void register_scheme(scheme_info info);
 
 // Builders for the common parameter shapes.
-param_info integer_param(std::string name, std::string doc, std::optional<std::int64_t> def, std::int64_t min);
+param_info integer_param(std::string name, std::string doc, std::optional<std::int64_t> def, std::int64_t min,
+                         std::int64_t max = std::numeric_limits<std::int64_t>::max());
+
+// The largest vector length any scheme accepts (real models stay below 2^16); it keeps every
+// index such as p * dim + j far from int64 overflow.
+inline constexpr std::int64_t max_dim = std::int64_t{1} << 20;
+// The largest table or sequence length (positions are otherwise any int64).
+inline constexpr std::int64_t max_table_length = std::int64_t{1} << 40;
 param_info real_param(std::string name, std::string doc, std::optional<double> def,
                       std::function<std::string(double)> check = {});
 param_info choice_param(std::string name, std::string doc, std::string def, std::vector<std::string> choices);

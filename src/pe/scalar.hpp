@@ -1,11 +1,13 @@
 // The scalar layer: which type a reference computes in for each output type, and how results are stored.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
 
 #include <fmt/format.h>
 
+#include "pe/float_format.hpp"
 #include "pe/half.hpp"
 #include "pe/mp.hpp"
 
@@ -41,6 +43,53 @@ T store_as(const C& value) {
     return value;
   } else {
     return T(value);  // double -> float / bf16 / fp16: one correct rounding
+  }
+}
+
+// The binary format a stored type rounds to.
+template <class T>
+constexpr const float_format& format_of() {
+  if constexpr (std::is_same_v<T, float>) return binary32;
+  else if constexpr (std::is_same_v<T, bf16>) return bfloat16;
+  else if constexpr (std::is_same_v<T, fp16>) return binary16;
+  else return binary64;
+}
+
+// An int64 stored as T with one correct rounding. int64 -> double and -> float are correctly
+// rounded conversions; bf16 and fp16 go through MPFR at 64 bits, which holds any int64
+// exactly (through double they could round twice above 2^53).
+template <class T>
+T store_integer(std::int64_t p) {
+  if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) {
+    return static_cast<T>(p);
+  } else if constexpr (std::is_same_v<T, mp_real>) {
+    mp_working_bits exact(std::max(64u, mp_output_bits()));
+    return round_to_bits(mp_real(p), mp_output_bits());
+  } else if constexpr (std::is_same_v<compute_t<T>, double>) {
+    mp_working_bits exact(64);
+    return T(mp_real(p));
+  } else {
+    return T(p);
+  }
+}
+
+// num / den stored as T with one correct rounding. MPFR divides at the output precision
+// directly; the binary formats round a 192-bit quotient, which is on the right side of every
+// rounding boundary (a quotient of int64s that is not exactly a tie differs from one by more
+// than 2^-140 relative).
+template <class T>
+T store_ratio(std::int64_t num, std::int64_t den) {
+  if constexpr (std::is_same_v<T, mp_real>) {
+    mp_working_bits exact(std::max(64u, mp_output_bits()));
+    const mp_real n(num), d(den);
+    mp_real q = round_to_bits(mp_real(0), mp_output_bits());
+    mpfr_div(q.backend().data(), n.backend().data(), d.backend().data(), MPFR_RNDN);
+    return q;
+  } else if constexpr (std::is_same_v<compute_t<T>, double>) {
+    mp_working_bits wide(192);
+    return T(round_to_format(mp_real(num) / mp_real(den), format_of<T>()));
+  } else {
+    return T(num) / T(den);
   }
 }
 

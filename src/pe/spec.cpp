@@ -17,6 +17,14 @@ namespace {
 
 // ---- the raw tree: what was written, before the registry gives it types ----
 
+// Specs and lists nest at most this deep (real configurations need 3).
+constexpr int max_nesting = 32;
+
+// The spec as echoed in an error: whole when short, else its first 100 characters and "...".
+std::string quoted_excerpt(std::string_view s) {
+  return s.size() <= 120 ? std::string(s) : std::string(s.substr(0, 100)) + "...";
+}
+
 struct raw_spec;
 struct raw_value {
   enum kind_t { number, word, list, nested } kind;
@@ -45,7 +53,7 @@ class text_parser {
 
  private:
   [[noreturn]] void fail(std::string_view what) const {
-    throw spec_error(fmt::format("bad spec '{}': {} at column {}", s_, what, pos_ + 1));
+    throw spec_error(fmt::format("bad spec '{}': {} at column {}", quoted_excerpt(s_), what, pos_ + 1));
   }
   bool at_end() const { return pos_ >= s_.size(); }
   char peek() const { return at_end() ? '\0' : s_[pos_]; }
@@ -99,6 +107,12 @@ class text_parser {
   }
 
   raw_value parse_value() {
+    // Nested specs and lists recurse: a bound keeps a hostile spec from exhausting the stack.
+    if (++depth_ > max_nesting) fail(fmt::format("nesting deeper than {}", max_nesting));
+    struct leave {
+      int& d;
+      ~leave() { --d; }
+    } guard{depth_};
     skip_ws();
     const char c = peek();
     if (c == '[') return parse_list();
@@ -161,11 +175,13 @@ class text_parser {
 
   std::string_view s_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
-raw_value raw_from_json(const nlohmann::json& j, const std::string& where);
+raw_value raw_from_json(const nlohmann::json& j, const std::string& where, int depth);
 
-raw_spec raw_spec_from_json(const nlohmann::json& j, const std::string& where) {
+raw_spec raw_spec_from_json(const nlohmann::json& j, const std::string& where, int depth = 0) {
+  if (depth > max_nesting) throw spec_error(fmt::format("{}: JSON spec nests deeper than {}", where, max_nesting));
   if (!j.is_object()) throw spec_error(fmt::format("{}: a JSON spec must be an object", where));
   const auto it = j.find("scheme");
   if (it == j.end() || !it->is_string()) {
@@ -174,22 +190,23 @@ raw_spec raw_spec_from_json(const nlohmann::json& j, const std::string& where) {
   raw_spec r;
   r.name = it->get<std::string>();
   for (const auto& [key, v] : j.items()) {
-    if (key != "scheme") r.args.emplace_back(key, raw_from_json(v, r.name));
+    if (key != "scheme") r.args.emplace_back(key, raw_from_json(v, r.name, depth + 1));
   }
   return r;
 }
 
-raw_value raw_from_json(const nlohmann::json& j, const std::string& where) {
+raw_value raw_from_json(const nlohmann::json& j, const std::string& where, int depth) {
+  if (depth > max_nesting) throw spec_error(fmt::format("{}: JSON spec nests deeper than {}", where, max_nesting));
   if (j.is_number()) return {raw_value::number, j.dump(), {}, nullptr};
   if (j.is_string()) return {raw_value::word, j.get<std::string>(), {}, nullptr, j.dump()};
   if (j.is_boolean()) return {raw_value::word, j.get<bool>() ? "true" : "false", {}, nullptr};
   if (j.is_array()) {
     raw_value r{raw_value::list, j.dump(), {}, nullptr};
-    for (const auto& item : j) r.items.push_back(raw_from_json(item, where));
+    for (const auto& item : j) r.items.push_back(raw_from_json(item, where, depth + 1));
     return r;
   }
   if (j.is_object()) {
-    auto nested = std::make_shared<raw_spec>(raw_spec_from_json(j, where));
+    auto nested = std::make_shared<raw_spec>(raw_spec_from_json(j, where, depth + 1));
     return {raw_value::nested, nested->name + "(...)", {}, nested};
   }
   throw spec_error(fmt::format("{}: null is not a parameter value", where));
@@ -223,6 +240,43 @@ std::string suggestion(std::string_view word, const std::vector<std::string>& ca
   return best ? fmt::format(" (did you mean '{}'?)", *best) : std::string();
 }
 
+// The integer a decimal number denotes exactly ("4", "-12", "4.0", "1e3", "2.50e1"), or
+// nothing when it has a non-zero fractional part ("4.0000000000000001") or does not fit int64.
+std::optional<std::int64_t> exact_integer(std::string_view text) {
+  bool negative = false;
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) negative = text[0] == '-', text.remove_prefix(1);
+  const size_t e = text.find_first_of("eE");
+  const std::string_view mantissa = text.substr(0, e);
+  long exponent = 0;
+  if (e != std::string_view::npos) {
+    const std::string_view ex = text.substr(e + 1);
+    const auto [end, ec] = std::from_chars(ex.data() + (!ex.empty() && ex[0] == '+'), ex.data() + ex.size(), exponent);
+    if (ec != std::errc() || end != ex.data() + ex.size() || std::labs(exponent) > 1000) return std::nullopt;
+  }
+  const size_t dot = mantissa.find('.');
+  std::string digits(mantissa.substr(0, dot));
+  if (dot != std::string_view::npos) {
+    const std::string_view frac = mantissa.substr(dot + 1);
+    digits += frac;
+    exponent -= static_cast<long>(frac.size());
+  }
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  while (exponent < 0 && digits.size() > 1 && digits.back() == '0') digits.pop_back(), ++exponent;
+  if (exponent < 0) {
+    if (digits.find_first_not_of('0') != std::string::npos) return std::nullopt;  // a real fraction
+    return 0;
+  }
+  digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() - 1));
+  if (digits.size() + static_cast<size_t>(exponent) > 19) return std::nullopt;
+  digits.append(static_cast<size_t>(exponent), '0');
+  std::uint64_t magnitude = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude);
+  if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+  const std::uint64_t limit = negative ? std::uint64_t{1} << 63 : (std::uint64_t{1} << 63) - 1;
+  if (magnitude > limit) return std::nullopt;
+  return negative ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
+}
+
 std::optional<double> as_double(const raw_value& v) {
   if (v.kind == raw_value::word) {
     if (v.text == "nan" || v.text == "inf") return std::strtod(v.text.c_str(), nullptr);
@@ -244,16 +298,13 @@ value resolve_value(const param_info& p, const raw_value& v, const std::string& 
   switch (p.kind) {
     case param_kind::integer: {
       if (v.kind == raw_value::number) {
-        std::int64_t i = 0;
-        const auto [end, ec] = std::from_chars(v.text.data(), v.text.data() + v.text.size(), i);
-        if (ec == std::errc() && end == v.text.data() + v.text.size()) return i;
+        if (const auto i = exact_integer(v.text)) return *i;
       }
       const auto d = as_double(v);
       if (!d) throw bad("is not an integer");
       if (!std::isfinite(*d)) throw bad("is not finite");
-      if (*d != std::trunc(*d)) throw bad("is not an integer");
-      if (std::fabs(*d) >= 0x1p63) throw bad("does not fit in 64 bits");
-      return static_cast<std::int64_t>(*d);
+      if (*d == std::trunc(*d) && std::fabs(*d) >= 0x1p63) throw bad("does not fit in 64 bits");
+      throw bad("is not an integer");
     }
     case param_kind::real: {
       const auto d = as_double(v);
@@ -326,7 +377,11 @@ spec resolve(const raw_spec& raw, const std::string& family, const std::string& 
     value v = resolve_value(p, it->second, where);
     if (p.check) {
       const std::string why = p.check(v);
-      if (!why.empty()) throw spec_error(fmt::format("{}: {}={} {}", where, p.name, value_text(v), why));
+      // The value as written: "base=1e-400 must be > 1", not the "0" it became.
+      const raw_value& raw_v = it->second;
+      if (!why.empty()) {
+        throw spec_error(fmt::format("{}: {}={} {}", where, p.name, raw_v.display.empty() ? raw_v.text : raw_v.display, why));
+      }
     }
     values.emplace_back(p.name, std::move(v));
   }
@@ -383,8 +438,24 @@ spec parse_spec_json(const nlohmann::json& j) { return resolve(raw_spec_from_jso
 spec parse_spec_any(std::string_view text) {
   const auto first = text.find_first_not_of(" \t\n");
   if (first != std::string_view::npos && text[first] == '{') {
-    nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) throw spec_error(fmt::format("bad spec: '{}' is not valid JSON", text));
+    // JSON objects keep the last of repeated keys; the text form rejects them, so does this.
+    std::vector<std::vector<std::string>> open_objects;
+    std::string repeated;
+    const nlohmann::json::parser_callback_t watch = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+      using event_t = nlohmann::json::parse_event_t;
+      if (event == event_t::object_start) open_objects.emplace_back();
+      if (event == event_t::object_end && !open_objects.empty()) open_objects.pop_back();
+      if (event == event_t::key && !open_objects.empty()) {
+        auto& keys = open_objects.back();
+        const std::string key = parsed.get<std::string>();
+        if (std::find(keys.begin(), keys.end(), key) != keys.end() && repeated.empty()) repeated = key;
+        keys.push_back(key);
+      }
+      return true;
+    };
+    nlohmann::json j = nlohmann::json::parse(text, watch, /*allow_exceptions=*/false);
+    if (j.is_discarded()) throw spec_error(fmt::format("bad spec: '{}' is not valid JSON", quoted_excerpt(text)));
+    if (!repeated.empty()) throw spec_error(fmt::format("bad spec: JSON key '{}' is given twice", repeated));
     return parse_spec_json(j);
   }
   return parse_spec(text);

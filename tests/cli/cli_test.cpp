@@ -100,6 +100,10 @@ const bad_call bad_calls[] = {
     {"eval encode 'sinusoidal(dim=4)' --pos 1,x", "pecheck: --pos '1,x': 'x' is not a 64-bit integer\n"},
     {"eval encode 'sinusoidal(dim=4)' --pos 0:100000000000", "pecheck: --pos '0:100000000000': more than 10000000 positions\n"},
     {"eval encode 'sinusoidal(dim=4)'", "pecheck: eval encode: --pos is required (e.g. --pos 0:3)\n"},
+    {"eval encode 'sinusoidal(dim=4)' --pos=-1:9223372036854775807",
+     "pecheck: --pos '-1:9223372036854775807': more than 10000000 positions\n"},
+    {"eval encode 'none(dim=1048576)' --pos 0:1000",
+     "pecheck: an output of shape [1000, 1048576] is larger than the limit of 268435456 values\n"},
     {"eval encode 'sinusoidal(dim=4)' --pos 0 --precision 24", "pecheck: --precision 24: use 53 (binary64) or 64..65536 (MPFR)\n"},
     {"eval encode 'sinusoidal(dim=4)' --pos 0 --format xml",
      "pecheck: --format: xml not in {table,json,csv}\n"},
@@ -116,6 +120,12 @@ TEST(cli_errors, one_line_exit_2_nothing_on_stdout) {
     EXPECT_EQ(r.err, b.message) << b.args;
     EXPECT_EQ(r.out, "") << b.args;
   }
+}
+
+TEST(cli_errors, a_failed_write_is_an_error) {
+  const auto r = run("list > /dev/full");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "pecheck: cannot write the output: No space left on device\n");
 }
 
 TEST(cli_list, shows_every_scheme_with_its_parameters) {

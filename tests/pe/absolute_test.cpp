@@ -5,6 +5,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <random>
+
+#include <fmt/format.h>
 #include <vector>
 
 #include "pe/encode.hpp"
@@ -157,6 +161,41 @@ TEST(none, adds_nothing) {
   EXPECT_EQ(pe.shape, (std::vector<std::int64_t>{2, 3}));
   for (double v : pe.data) EXPECT_EQ(v, 0.0);
   EXPECT_EQ(enc("none()", {1, 2}).shape, (std::vector<std::int64_t>{2, 0}));
+}
+
+}  // namespace
+
+namespace {
+
+// Positions above 2^53 reach float, bf16 and fp16 with one rounding, never through double.
+TEST(integer, large_positions_round_once) {
+  const std::int64_t p = (std::int64_t{1} << 60) + (std::int64_t{1} << 36) + 1;  // just above a float tie
+  EXPECT_EQ(enc<float>("integer(dim=1)", {p})(0, 0), 0x1.000002p60f);
+  const std::int64_t q = (std::int64_t{1} << 60) + (std::int64_t{1} << 52) + 1;  // just above a bf16 tie
+  EXPECT_EQ(static_cast<double>(enc<pe::bf16>("integer(dim=1)", {q})(0, 0)), 0x1.02p60);
+  pe::mp_precision scope(64);
+  EXPECT_EQ(enc<pe::mp_real>("integer(dim=1)", {std::numeric_limits<std::int64_t>::max()})(0, 0),
+            pe::mp_real(std::numeric_limits<std::int64_t>::max()));
+}
+
+TEST(normalized, is_one_correctly_rounded_division_at_any_size) {
+  // 2^53 / (2^53 + 1) is just below 1: the nearest double is 1 - 2^-53, never 1.
+  EXPECT_EQ(enc("normalized(dim=1, length=9007199254740993)", {9007199254740992})(0, 0), 1 - 0x1p-53);
+  EXPECT_EQ(enc("normalized(dim=1, length=28450210524974225)", {13064160533018205})(0, 0),
+            0x1.d636e6ddd3833p-2);  // Python: float(Fraction(13064160533018205, 28450210524974225))
+  // At 256 bits, against the quotient at 1024 bits rounded to 256 (an exact tie is impossible
+  // for these operands, so rounding twice gives the same answer as once).
+  std::mt19937_64 rng(7);
+  for (int k = 0; k < 2000; ++k) {
+    const std::int64_t length = static_cast<std::int64_t>(rng() >> 2) + 1;
+    const std::int64_t p = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(length));
+    pe::mp_precision scope(256);
+    const pe::spec s = parse_spec(fmt::format("normalized(dim=1, length={})", length));
+    const pe::mp_real got = pe::encode<pe::mp_real>(s, std::vector<std::int64_t>{p})(0, 0);
+    pe::mp_working_bits wide(1024);
+    const pe::mp_real want = pe::round_to_bits(pe::mp_real(p) / pe::mp_real(length), 256);
+    ASSERT_EQ(got, want) << "p=" << p << " length=" << length;
+  }
 }
 
 }  // namespace

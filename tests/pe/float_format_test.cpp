@@ -92,6 +92,9 @@ TEST(round_to_format, from_mpfr_rounds_once) {
   EXPECT_EQ(round_to_format(-ldexp(mp_real(1), 5000), binary16), -inf);
   EXPECT_EQ(round_to_format(mp_real(65520), binary16), inf);
   EXPECT_EQ(round_to_format(mp_real(257), bfloat16), 256.0);
+  // NaN keeps its sign, as from double.
+  EXPECT_TRUE(std::signbit(round_to_format(-mp_real(std::nan("")), binary16)));
+  EXPECT_TRUE(std::isnan(round_to_format(-mp_real(std::nan("")), binary16)));
 }
 
 TEST(ulp_in_format, spacing_at_a_value) {

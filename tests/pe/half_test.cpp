@@ -53,7 +53,9 @@ TEST(small_float, every_pattern_round_trips) {
     } else {
       ASSERT_EQ(bf16(vb).bits(), bits) << "bf16 pattern " << b;
     }
-    if (!std::isnan(vh)) ASSERT_EQ(fp16(vh).bits(), bits) << "fp16 pattern " << b;
+    if (!std::isnan(vh)) {
+      ASSERT_EQ(fp16(vh).bits(), bits) << "fp16 pattern " << b;
+    }
   }
 }
 

@@ -96,3 +96,13 @@ TEST(eigen_with_mpfr, rotation_is_orthogonal_to_70_digits) {
 }
 
 }  // namespace
+
+namespace {
+
+// Without any scope, new values already carry the 256 bits mp_output_bits() reports.
+TEST(mp_precision, the_default_matches_the_reported_output_bits) {
+  EXPECT_EQ(pe::mp_output_bits(), 256u);
+  EXPECT_GE(pe::bits_of(pe::mp_real(1) / 3), 256u);
+}
+
+}  // namespace

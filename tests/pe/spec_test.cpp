@@ -101,6 +101,13 @@ const bad_spec bad_specs[] = {
     {"learned(dim=4, max_len=8, seed=-1)", "learned: seed=-1 must be >= 0"},
     {"learned(dim=4, max_len=8, seed=99999999999999999999)",
      "learned: seed=99999999999999999999 does not fit in 64 bits"},
+    {"learned(dim=4, max_len=9223372036854775807)", "learned: max_len=9223372036854775807 must be <= 1099511627776"},
+    {"integer(dim=4611686018427387904)", "integer: dim=4611686018427387904 must be <= 1048576"},
+    {"sinusoidal(dim=4294967300)", "sinusoidal: dim=4294967300 must be <= 1048576"},
+    {"sinusoidal(dim=4.0000000000000001)", "sinusoidal: dim=4.0000000000000001 is not an integer"},
+    {"sinusoidal(dim=3.9999999999999999)", "sinusoidal: dim=3.9999999999999999 is not an integer"},
+    {"sinusoidal(dim=1e3.5)", "bad spec 'sinusoidal(dim=1e3.5)': expected ',' or ')' at column 19"},
+    {"sinusoidal(dim=4, base=1e-400)", "sinusoidal: base=1e-400 must be > 1"},
     // unknown names, with the nearest suggestion when there is one
     {"sinusoidal(dim=4, bsae=100)", "sinusoidal: unknown key 'bsae' (did you mean 'base'?)"},
     {"none(dim=4, x=1)", "none: unknown key 'x' (known: dim)"},
@@ -124,7 +131,24 @@ const bad_spec bad_specs[] = {
     {R"({"scheme": "sinusoidal", "dim": 5})", "sinusoidal: dim=5 is odd; sin/cos pairs need an even dim"},
     {R"({"scheme": "sinusoidal", "dim": null})", "sinusoidal: null is not a parameter value"},
     {R"({"scheme": "sinusoidal", "dim": 4)", R"(bad spec: '{"scheme": "sinusoidal", "dim": 4' is not valid JSON)"},
+    {R"({"scheme": "sinusoidal", "dim": 4, "dim": 8})", "bad spec: JSON key 'dim' is given twice"},
 };
+
+TEST(spec, integers_written_as_decimals) {
+  EXPECT_EQ(parse_spec("sinusoidal(dim=1.28e2)").integer("dim"), 128);
+  EXPECT_EQ(parse_spec("sinusoidal(dim=+8)").integer("dim"), 8);
+  EXPECT_EQ(parse_spec("sinusoidal(dim=0008.000)").integer("dim"), 8);
+  EXPECT_EQ(parse_spec("learned(dim=2, max_len=2, seed=-0)").integer("seed"), 0);
+}
+
+// Hostile nesting is refused before it can exhaust the stack.
+TEST(spec, nesting_is_bounded) {
+  const std::string deep_text = "sinusoidal(dim=" + std::string(25000, '[');
+  EXPECT_EQ(error_of(deep_text),
+            "bad spec '" + deep_text.substr(0, 100) + "...': nesting deeper than 32 at column 48");
+  std::string deep_json = R"({"scheme": "sinusoidal", "dim": )" + std::string(25000, '[') + std::string(25000, ']') + "}";
+  EXPECT_EQ(error_of(deep_json), "sinusoidal: JSON spec nests deeper than 32");
+}
 
 TEST(spec, errors_name_the_field_the_value_and_the_reason) {
   for (const auto& b : bad_specs) EXPECT_EQ(error_of(b.text), b.message) << "spec: " << b.text;

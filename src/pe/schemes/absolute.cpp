@@ -29,7 +29,7 @@ double learned_entry(std::uint64_t seed, std::int64_t index, double init_std) {
 
 void register_absolute_schemes(std::vector<scheme_info>& out) {
   const auto dim = [](std::int64_t min) {
-    return integer_param("dim", "components per position vector", std::nullopt, min);
+    return integer_param("dim", "components per position vector", std::nullopt, min, max_dim);
   };
   out.push_back({"integer", "encoding",
                  "every component is the position p itself; unbounded (seed 000 option 1)",
@@ -50,7 +50,7 @@ void register_absolute_schemes(std::vector<scheme_info>& out) {
   out.push_back({"learned", "encoding",
                  "a seeded N(0, init_std^2) table standing in for trained weights; p >= max_len is an error, "
                  "never a wrap",
-                 {dim(1), integer_param("max_len", "rows in the table (positions 0 .. max_len-1)", std::nullopt, 1),
+                 {dim(1), integer_param("max_len", "rows in the table (positions 0 .. max_len-1)", std::nullopt, 1, max_table_length),
                   real_param("init_std", "standard deviation of the entries (GPT-2: 0.02)", 0.02,
                              [](double x) { return x > 0 ? std::string() : std::string("must be > 0"); }),
                   integer_param("seed", "generator seed; the same seed gives the same table everywhere", 0, 0)},
@@ -58,7 +58,7 @@ void register_absolute_schemes(std::vector<scheme_info>& out) {
                  {}});
   out.push_back({"none", "encoding",
                  "NoPE: adds nothing; encode gives zero vectors of length dim",
-                 {integer_param("dim", "length of the zero vectors", 0, 0)},
+                 {integer_param("dim", "length of the zero vectors", 0, 0, max_dim)},
                  {"encode"},
                  {}});
 }

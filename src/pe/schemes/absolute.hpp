@@ -17,10 +17,9 @@ namespace pe {
 // without bound; in bf16 it cannot even count: 257 is stored as 256.
 template <class T>
 tensor<T> integer_encode(const spec& s, std::span<const std::int64_t> pos) {
-  using C = compute_t<T>;
   tensor<T> out({static_cast<std::int64_t>(pos.size()), s.integer("dim")});
   for (size_t t = 0; t < pos.size(); ++t) {
-    const T v = store_as<T>(C(pos[t]));
+    const T v = store_integer<T>(pos[t]);
     for (std::int64_t j = 0; j < out.shape[1]; ++j) out(t, j) = v;
   }
   return out;
@@ -30,7 +29,6 @@ tensor<T> integer_encode(const spec& s, std::span<const std::int64_t> pos) {
 // option 2). The same position gets a different code in a sequence of another length.
 template <class T>
 tensor<T> normalized_encode(const spec& s, std::span<const std::int64_t> pos) {
-  using C = compute_t<T>;
   const std::int64_t length = s.integer("length");
   tensor<T> out({static_cast<std::int64_t>(pos.size()), s.integer("dim")});
   for (size_t t = 0; t < pos.size(); ++t) {
@@ -38,7 +36,7 @@ tensor<T> normalized_encode(const spec& s, std::span<const std::int64_t> pos) {
       throw input_error(fmt::format("normalized: position {} is outside the sequence [0, {}) of length={}",
                                     pos[t], length, length));
     }
-    const T v = store_as<T>(C(pos[t]) / C(length));  // one correctly rounded division
+    const T v = store_ratio<T>(pos[t], length);  // one correctly rounded division
     for (std::int64_t j = 0; j < out.shape[1]; ++j) out(t, j) = v;
   }
   return out;

@@ -13,6 +13,7 @@ void register_sinusoidal_schemes(std::vector<scheme_info>& out) {
   dim.check = [](const value& v) {
     const auto d = std::get<std::int64_t>(v);
     if (d < 2) return std::string("must be >= 2");
+    if (d > max_dim) return fmt::format("must be <= {}", max_dim);
     if (d % 2) return std::string("is odd; sin/cos pairs need an even dim");
     return std::string();
   };
