@@ -1,4 +1,8 @@
 // `pecheck eval OP SPEC`: evaluates the reference at binary64 or at MPFR precision and prints it.
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <memory>
 
 #include <fmt/format.h>
@@ -6,9 +10,9 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "cli/positions.hpp"
-#include "pe/encode.hpp"
 #include "pe/error.hpp"
 #include "pe/mp.hpp"
+#include "pe/ops.hpp"
 #include "pe/scalar.hpp"
 #include "pe/spec.hpp"
 
@@ -19,19 +23,71 @@ struct eval_options {
   std::string op;
   std::string spec;
   std::string pos;
+  std::string x;
+  std::int64_t heads = 1;
   unsigned precision = 53;
   std::string format = "table";
 };
 
 constexpr unsigned max_mp_bits = 65536;
 
+// --x: comma-separated binary64 values (decimal or C99 hex floats), each read to the nearest double.
+std::vector<double> parse_values(const std::string& text) {
+  std::vector<double> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(item.c_str(), &end);
+    if (item.empty() || end != item.c_str() + item.size() || !std::isfinite(v)) {
+      throw pe::input_error(fmt::format("--x: '{}' is not a finite number", item));
+    }
+    out.push_back(v);
+    start = comma + 1;
+  }
+  return out;
+}
+
+// x [T, heads, dim] from --x: either all T*heads*dim values, or one dim-vector for every token and head.
+pe::tensor<double> shape_x(const std::vector<double>& values, std::int64_t tokens, std::int64_t heads, std::int64_t dim) {
+  pe::tensor<double> x({tokens, heads, dim});
+  const auto n = static_cast<std::int64_t>(values.size());
+  if (n == tokens * heads * dim) {
+    x.data = values;
+  } else if (n == dim) {
+    for (size_t k = 0; k < x.data.size(); ++k) x.data[k] = values[k % static_cast<size_t>(dim)];
+  } else {
+    throw pe::input_error(fmt::format("--x has {} values; rotate needs dim={} (one vector for all) or T*H*D={}*{}*{}={}",
+                                      n, dim, tokens, heads, dim, tokens * heads * dim));
+  }
+  return x;
+}
+
+std::vector<std::string> position_labels(const std::vector<std::int64_t>& pos) {
+  std::vector<std::string> out;
+  for (const auto p : pos) out.push_back(fmt::format("{}", p));
+  return out;
+}
+
 template <class T>
 eval_result evaluate(const eval_options& o, const pe::spec& s, const pe::op_inputs& in) {
-  eval_result r{o.op, s.text(), o.precision, in.pos, {}};
+  eval_result r{o.op, s.text(), o.precision, {}};
   for (auto& [name, t] : pe::run_op<T>(o.op, s, in)) {
-    text_tensor out{name, t.shape, {}};
+    text_tensor out{name, t.shape, {}, "", {}};
     out.data.reserve(t.data.size());
     for (const auto& v : t.data) out.data.push_back(pe::to_decimal(v));
+    if (o.op == "encode") {
+      out.row_title = "pos";
+      out.row_labels = position_labels(in.pos);
+    } else if (o.op == "rotate") {
+      out.row_title = "pos/head";
+      for (const auto p : in.pos)
+        for (std::int64_t h = 0; h < o.heads; ++h) out.row_labels.push_back(fmt::format("{}/{}", p, h));
+    } else if (o.op == "matrix") {
+      out.row_title = "row";
+    }
     r.outputs.push_back(std::move(out));
   }
   return r;
@@ -42,10 +98,19 @@ int run_eval(const eval_options& o) {
     throw pe::input_error(fmt::format("--precision {}: use 53 (binary64) or 64..{} (MPFR)", o.precision, max_mp_bits));
   }
   const pe::spec s = pe::parse_spec_any(o.spec);
+  const auto& ops = s.info().ops;
+  if (std::find(ops.begin(), ops.end(), o.op) == ops.end()) {
+    throw pe::spec_error(fmt::format("{}: op '{}' is not supported (ops: {})", s.scheme(), o.op, fmt::join(ops, ", ")));
+  }
   pe::op_inputs in;
-  if (o.op == "encode") {
-    if (o.pos.empty()) throw pe::input_error("eval encode: --pos is required (e.g. --pos 0:3)");
+  if (o.op != "inv_freq") {
+    if (o.pos.empty()) throw pe::input_error(fmt::format("eval {}: --pos is required (e.g. --pos 0:3)", o.op));
     in.pos = parse_positions(o.pos);
+  }
+  if (o.op == "rotate") {
+    if (o.x.empty()) throw pe::input_error("eval rotate: --x is required (one dim-vector, or T*H*D values)");
+    if (o.heads < 1 || o.heads > 4096) throw pe::input_error(fmt::format("--heads {}: use 1..4096", o.heads));
+    in.x = shape_x(parse_values(o.x), static_cast<std::int64_t>(in.pos.size()), o.heads, s.integer("dim"));
   }
   eval_result r;
   if (o.precision == 53) {
@@ -64,10 +129,14 @@ int run_eval(const eval_options& o) {
 
 std::function<int()> add_eval_command(CLI::App& app) {
   auto o = std::make_shared<eval_options>();
-  auto* cmd = app.add_subcommand("eval", "Evaluate the reference: OP (encode) on SPEC, e.g. 'sinusoidal(dim=4)'");
-  cmd->add_option("op", o->op, "the op: encode")->required()->check(CLI::IsMember({"encode"}));
+  auto* cmd = app.add_subcommand("eval", "Evaluate the reference: OP on SPEC, e.g. encode 'sinusoidal(dim=4)' --pos 0:3");
+  cmd->add_option("op", o->op, "encode, inv_freq, rotate or matrix")
+      ->required()
+      ->check(CLI::IsMember({"encode", "inv_freq", "rotate", "matrix"}));
   cmd->add_option("spec", o->spec, "the scheme, as spec text or its JSON twin")->required();
   cmd->add_option("--pos", o->pos, "positions: 0,1,2 or a half-open range a:b (or a mix)");
+  cmd->add_option("--x", o->x, "rotate's input: T*H*D values row-major, or one D-vector for every token and head");
+  cmd->add_option("--heads", o->heads, "heads H of x (default 1)");
   cmd->add_option("--precision", o->precision, "bits: 53 = binary64 (default); 64 and more = MPFR");
   cmd->add_option("--format", o->format, "table (default), json or csv")->check(CLI::IsMember({"table", "json", "csv"}));
   return [o] { return run_eval(*o); };

@@ -9,13 +9,12 @@
 namespace pecheck {
 namespace {
 
-// Rows of a rank-2 output (rank-1 is one row); each row is labelled by its position.
-std::int64_t rows(const text_tensor& t) { return t.shape.size() == 2 ? t.shape[0] : 1; }
+// Every output prints as rows of its last axis (a scalar is one row of one value).
 std::int64_t cols(const text_tensor& t) { return t.shape.empty() ? 1 : t.shape.back(); }
+std::int64_t rows(const text_tensor& t) { return cols(t) == 0 ? 0 : static_cast<std::int64_t>(t.data.size()) / cols(t); }
 
-std::string row_label(const eval_result& r, std::int64_t row) {
-  return row < static_cast<std::int64_t>(r.row_labels.size()) ? fmt::format("{}", r.row_labels[row])
-                                                             : fmt::format("{}", row);
+std::string label(const text_tensor& t, std::int64_t row) {
+  return row < static_cast<std::int64_t>(t.row_labels.size()) ? t.row_labels[row] : fmt::format("{}", row);
 }
 
 }  // namespace
@@ -26,14 +25,16 @@ std::string format_table(const eval_result& r) {
     const std::int64_t nr = rows(t), nc = cols(t);
     size_t width = 1;
     for (const auto& s : t.data) width = std::max(width, s.size());
-    size_t label_width = 3;
-    for (std::int64_t i = 0; i < nr; ++i) label_width = std::max(label_width, row_label(r, i).size());
+    size_t label_width = t.row_title.size();
+    for (std::int64_t i = 0; i < nr; ++i) label_width = std::max(label_width, label(t, i).size());
     out += fmt::format("{} [{}]\n", t.name, fmt::join(t.shape, ", "));
-    out += fmt::format("{:>{}} |", "pos", label_width);
-    for (std::int64_t j = 0; j < nc; ++j) out += fmt::format(" {:>{}}", fmt::format("{}[{}]", t.name, j), width);
+    out += fmt::format("{:>{}} |", t.row_title, label_width);
+    for (std::int64_t j = 0; j < nc; ++j) {
+      out += fmt::format(" {:>{}}", t.shape.empty() ? t.name : fmt::format("{}[{}]", t.name, j), width);
+    }
     out += "\n";
     for (std::int64_t i = 0; i < nr; ++i) {
-      out += fmt::format("{:>{}} |", row_label(r, i), label_width);
+      out += fmt::format("{:>{}} |", label(t, i), label_width);
       for (std::int64_t j = 0; j < nc; ++j) out += fmt::format(" {:>{}}", t.data[static_cast<size_t>(i * nc + j)], width);
       out += "\n";
     }
@@ -56,11 +57,11 @@ std::string format_csv(const eval_result& r) {
   std::string out;
   for (const auto& t : r.outputs) {
     const std::int64_t nr = rows(t), nc = cols(t);
-    out += "pos";
-    for (std::int64_t j = 0; j < nc; ++j) out += fmt::format(",{}[{}]", t.name, j);
+    out += t.row_title.empty() ? "row" : t.row_title;
+    for (std::int64_t j = 0; j < nc; ++j) out += t.shape.empty() ? "," + t.name : fmt::format(",{}[{}]", t.name, j);
     out += "\n";
     for (std::int64_t i = 0; i < nr; ++i) {
-      out += row_label(r, i);
+      out += label(t, i);
       for (std::int64_t j = 0; j < nc; ++j) out += "," + t.data[static_cast<size_t>(i * nc + j)];
       out += "\n";
     }

@@ -6,18 +6,20 @@
 
 namespace pecheck {
 
-// An op's outputs already turned into decimal strings (so one printer serves every precision).
+// An op's output already turned into decimal strings (so one printer serves every precision),
+// with a label for each row of its last axis (positions, position/head pairs, or indices).
 struct text_tensor {
   std::string name;
   std::vector<std::int64_t> shape;
   std::vector<std::string> data;
+  std::string row_title;                // "pos", "pos/head", "row", or "" for one unlabelled row
+  std::vector<std::string> row_labels;  // one per row of shape[-1] values
 };
 
 struct eval_result {
   std::string op;
   std::string spec;  // canonical text
   unsigned precision_bits;
-  std::vector<std::int64_t> row_labels;  // positions, for the table and CSV row labels
   std::vector<text_tensor> outputs;
 };
 

@@ -27,22 +27,6 @@ tensor<T> encode(const spec& s, std::span<const std::int64_t> positions) {
   throw spec_error(fmt::format("{}: op 'encode' is not supported (ops: {})", name, fmt::join(s.info().ops, ", ")));
 }
 
-// Op inputs by name; today only positions.
-struct op_inputs {
-  std::vector<std::int64_t> pos;
-};
-
-// Runs op `op` of the reference and names its outputs ("pe" for encode).
-template <class T>
-std::vector<named_tensor<T>> run_op(std::string_view op, const spec& s, const op_inputs& in) {
-  const auto& ops = s.info().ops;
-  if (std::find(ops.begin(), ops.end(), op) == ops.end()) {
-    throw spec_error(fmt::format("{}: op '{}' is not supported (ops: {})", s.scheme(), op, fmt::join(ops, ", ")));
-  }
-  if (op == "encode") return {{"pe", encode<T>(s, in.pos)}};
-  throw spec_error(fmt::format("op '{}' is not implemented", op));
-}
-
 extern template tensor<double> encode<double>(const spec&, std::span<const std::int64_t>);
 extern template tensor<float> encode<float>(const spec&, std::span<const std::int64_t>);
 extern template tensor<bf16> encode<bf16>(const spec&, std::span<const std::int64_t>);

@@ -31,7 +31,7 @@ turn_fraction fraction_of_turn(const mp_real& omega) {
   return words;
 }
 
-std::pair<double, double> sin_cos_turns(std::int64_t p, const turn_fraction& f) {
+reduced_angle reduce_turns(std::int64_t p, const turn_fraction& f) {
   using u128 = unsigned __int128;
   // |p| as unsigned (also for INT64_MIN); sin(-x) = -sin(x) and cos(-x) = cos(x) give the sign
   // at the end, so the two signs are exactly symmetric.
@@ -43,7 +43,7 @@ std::pair<double, double> sin_cos_turns(std::int64_t p, const turn_fraction& f) 
   const u128 mid = static_cast<u128>(static_cast<std::uint64_t>(t1)) + static_cast<std::uint64_t>(t2 >> 64);
   const std::uint64_t w1 = static_cast<std::uint64_t>(mid);
   const std::uint64_t w0 = static_cast<std::uint64_t>(t0) + static_cast<std::uint64_t>(t1 >> 64) +
-                     static_cast<std::uint64_t>(mid >> 64);
+                           static_cast<std::uint64_t>(mid >> 64);
   // The top 128 bits, read as a signed number, are the fraction centred in [-1/2, 1/2); the
   // dropped low half of a * f[2] is below 2^-128 turns.
   const u128 turns = (static_cast<u128>(w0) << 64) | w1;
@@ -65,28 +65,54 @@ std::pair<double, double> sin_cos_turns(std::int64_t p, const turn_fraction& f) 
   const double r_err = std::fma(turn_hi, two_pi_hi, -r_hi0);
   const double r_lo0 = r_err + (turn_hi * two_pi_lo + turn_lo * two_pi_hi);
   const double r_hi = r_hi0 + r_lo0;
-  const double r_lo = r_lo0 - (r_hi - r_hi0);
-  // sin(h + l) = sin h cos l + cos h sin l, with |l| <= ulp(h)/2 so cos l = 1 - O(2^-106).
-  const double s_h = std::sin(r_hi);
-  const double c_h = std::cos(r_hi);
-  const double s = std::fma(c_h, r_lo, s_h);
-  const double c = std::fma(-s_h, r_lo, c_h);
-  // Undo the quarter turns: sin(r + q pi/2), cos(r + q pi/2).
-  double sin_r = s, cos_r = c;
-  switch ((q + 4) % 4) {
-    case 1: sin_r = c, cos_r = -s; break;
-    case 2: sin_r = -s, cos_r = -c; break;
-    case 3: sin_r = -c, cos_r = s; break;
-    default: break;
-  }
-  return {p < 0 ? -sin_r : sin_r, cos_r};
+  return {r_hi, r_lo0 - (r_hi - r_hi0), (q + 4) % 4, p < 0};
 }
 
-std::pair<mp_real, mp_real> phase_table<mp_real>::sin_cos(std::int64_t p, int i) const {
+namespace {
+
+// sin and cos of r + quarter * pi/2, negated sine for a negative position.
+template <class R>
+std::pair<R, R> undo_quarter_turns(const R& s, const R& c, const reduced_angle& a) {
+  std::pair<R, R> out{s, c};
+  switch (a.quarter) {
+    case 1: out = {c, -s}; break;
+    case 2: out = {-s, -c}; break;
+    case 3: out = {-c, s}; break;
+    default: break;
+  }
+  if (a.negative) out.first = -out.first;
+  return out;
+}
+
+}  // namespace
+
+std::pair<double, double> sin_cos_turns(std::int64_t p, const turn_fraction& f) {
+  const reduced_angle a = reduce_turns(p, f);
+  // sin(h + l) = sin h cos l + cos h sin l, with |l| <= ulp(h)/2 so cos l = 1 - O(2^-106).
+  const double s_h = std::sin(a.hi);
+  const double c_h = std::cos(a.hi);
+  return undo_quarter_turns(std::fma(c_h, a.lo, s_h), std::fma(-s_h, a.lo, c_h), a);
+}
+
+std::pair<mp_real, mp_real> sin_cos_turns_wide(std::int64_t p, const turn_fraction& f) {
+  const reduced_angle a = reduce_turns(p, f);
+  mp_working_bits scope(wide_phase_bits);
+  const mp_real r = mp_real(a.hi) + mp_real(a.lo);  // exact: hi + lo spans at most 107 bits
+  mp_real s, c;
+  mpfr_sin_cos(s.backend().data(), c.backend().data(), r.backend().data(), MPFR_RNDN);
+  return undo_quarter_turns(s, c, a);
+}
+
+std::pair<mp_real, mp_real> phase_table<mp_real>::sin_cos_wide(std::int64_t p, int i) const {
   mp_working_bits scope(working_bits_);
   const mp_real angle = mp_real(p) * omega_[i];  // p is exact; the product keeps working_bits_
   mp_real s, c;
   mpfr_sin_cos(s.backend().data(), c.backend().data(), angle.backend().data(), MPFR_RNDN);
+  return {s, c};
+}
+
+std::pair<mp_real, mp_real> phase_table<mp_real>::sin_cos(std::int64_t p, int i) const {
+  const auto [s, c] = sin_cos_wide(p, i);
   return {round_to_bits(s, mp_output_bits()), round_to_bits(c, mp_output_bits())};
 }
 

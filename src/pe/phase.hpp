@@ -36,6 +36,7 @@ class phase_table {
     const C angle = C(p) * omega_[i];
     return {sin(angle), cos(angle)};
   }
+  std::pair<C, C> sin_cos_wide(std::int64_t p, int i) const { return sin_cos(p, i); }
 
  private:
   std::vector<C> omega_;
@@ -45,8 +46,21 @@ class phase_table {
 using turn_fraction = std::array<std::uint64_t, 3>;
 turn_fraction fraction_of_turn(const mp_real& omega);
 
-// sin and cos of 2pi * frac(p * f), computed as described above.
+// 2pi * frac(p * f) reduced by quarter turns: the angle hi + lo in [-pi/4, pi/4], the number of
+// quarter turns (0..3) to add back, and whether p was negative (sin changes sign).
+struct reduced_angle {
+  double hi, lo;
+  int quarter;
+  bool negative;
+};
+reduced_angle reduce_turns(std::int64_t p, const turn_fraction& f);
+
+// sin and cos of 2pi * frac(p * f): in binary64 (glibc on the double-double angle), or wide,
+// in MPFR at wide_phase_bits, for results that feed further arithmetic (a rotation's
+// c x_a - s x_b can cancel, and needs its sin and cos well past 53 bits).
+inline constexpr unsigned wide_phase_bits = 128;
 std::pair<double, double> sin_cos_turns(std::int64_t p, const turn_fraction& f);
+std::pair<mp_real, mp_real> sin_cos_turns_wide(std::int64_t p, const turn_fraction& f);
 
 template <>
 class phase_table<double> {
@@ -58,6 +72,7 @@ class phase_table<double> {
     for (int i = 0; i < n; ++i) turns_.push_back(fraction_of_turn(f.template omega<mp_real>(i)));
   }
   std::pair<double, double> sin_cos(std::int64_t p, int i) const { return sin_cos_turns(p, turns_[i]); }
+  std::pair<mp_real, mp_real> sin_cos_wide(std::int64_t p, int i) const { return sin_cos_turns_wide(p, turns_[i]); }
 
  private:
   std::vector<turn_fraction> turns_;
@@ -76,7 +91,8 @@ class phase_table<mp_real> {
     omega_.reserve(n);
     for (int i = 0; i < n; ++i) omega_.push_back(f.template omega<mp_real>(i));
   }
-  std::pair<mp_real, mp_real> sin_cos(std::int64_t p, int i) const;
+  std::pair<mp_real, mp_real> sin_cos(std::int64_t p, int i) const;       // rounded to output bits
+  std::pair<mp_real, mp_real> sin_cos_wide(std::int64_t p, int i) const;  // at the working bits
 
  private:
   unsigned working_bits_;

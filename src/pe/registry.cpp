@@ -16,6 +16,7 @@ std::deque<scheme_info>& mutable_registry() {
     std::vector<scheme_info> r;
     register_absolute_schemes(r);
     register_sinusoidal_schemes(r);
+    register_rope_schemes(r);
     return std::deque<scheme_info>(r.begin(), r.end());
   }();
   return all;

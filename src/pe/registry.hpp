@@ -41,6 +41,8 @@ struct scheme_info {
   std::vector<std::string> ops;
   // Checks across fields, run after every parameter is resolved; throws spec_error.
   std::function<void(const spec&)> validate;
+  // Fills defaults that depend on other fields (rope's rotary_dim = dim), before validate.
+  std::function<void(std::vector<std::pair<std::string, value>>&)> complete;
 };
 
 // All registered schemes, in the order `pecheck list` shows them. A deque, so a spec's pointer
@@ -68,6 +70,7 @@ param_info choice_param(std::string name, std::string doc, std::string def, std:
 // Each family registers its schemes (src/pe/schemes/*.cpp).
 void register_absolute_schemes(std::vector<scheme_info>& out);
 void register_sinusoidal_schemes(std::vector<scheme_info>& out);
+void register_rope_schemes(std::vector<scheme_info>& out);
 
 // The value in canonical spec text: integers plainly, reals as the shortest text that reads
 // back to the same binary64, lists in brackets, nested specs in full.

@@ -34,18 +34,6 @@ struct compute_type<small_float<E, M>> {
 template <class T>
 using compute_t = typename compute_type<T>::type;
 
-// The result of a computation in compute_t<T>, stored as T.
-template <class T, class C>
-T store_as(const C& value) {
-  if constexpr (std::is_same_v<T, mp_real>) {
-    return round_to_bits(value, mp_output_bits());
-  } else if constexpr (std::is_same_v<T, C>) {
-    return value;
-  } else {
-    return T(value);  // double -> float / bf16 / fp16: one correct rounding
-  }
-}
-
 // The binary format a stored type rounds to.
 template <class T>
 constexpr const float_format& format_of() {
@@ -54,6 +42,25 @@ constexpr const float_format& format_of() {
   else if constexpr (std::is_same_v<T, fp16>) return binary16;
   else return binary64;
 }
+
+// The result of a computation in compute_t<T>, stored as T.
+template <class T, class C>
+T store_as(const C& value) {
+  if constexpr (std::is_same_v<T, mp_real>) {
+    return round_to_bits(value, mp_output_bits());
+  } else if constexpr (std::is_same_v<T, C>) {
+    return value;
+  } else if constexpr (std::is_same_v<C, mp_real>) {
+    return T(round_to_format(value, format_of<T>()));  // MPFR -> any binary format: one rounding
+  } else {
+    return T(value);  // double -> float / bf16 / fp16: one correct rounding
+  }
+}
+
+// Where results that feed more arithmetic are carried (a rotation's c x_a - s x_b can cancel):
+// MPFR for every stored type except generic ones, which stay in T.
+template <class T>
+using wide_t = std::conditional_t<std::is_same_v<compute_t<T>, double> || std::is_same_v<T, mp_real>, mp_real, T>;
 
 // An int64 stored as T with one correct rounding. int64 -> double and -> float are correctly
 // rounded conversions; bf16 and fp16 go through MPFR at 64 bits, which holds any int64

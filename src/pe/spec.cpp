@@ -385,6 +385,7 @@ spec resolve(const raw_spec& raw, const std::string& family, const std::string& 
     }
     values.emplace_back(p.name, std::move(v));
   }
+  if (info->complete) info->complete(values);
   spec s(*info, std::move(values));
   if (info->validate) info->validate(s);
   return s;

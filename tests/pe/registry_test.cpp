@@ -25,7 +25,7 @@ TEST(registry, names_are_unique_and_everything_is_documented) {
   for (const auto& s : pe::registry()) {
     EXPECT_TRUE(names.insert(s.name).second) << "duplicate scheme " << s.name;
     EXPECT_FALSE(s.doc.empty()) << s.name;
-    EXPECT_FALSE(s.ops.empty()) << s.name;
+    if (s.family == "encoding") EXPECT_FALSE(s.ops.empty()) << s.name;  // scalings are parameters, not ops
     std::set<std::string> keys;
     for (const auto& p : s.params) {
       EXPECT_TRUE(keys.insert(p.name).second) << s.name << "." << p.name;
