@@ -1,4 +1,6 @@
 // `pecheck list`: every scheme with its parameters (type, default, doc) and ops.
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -25,16 +27,30 @@ std::string default_text(const pe::param_info& p) {
   return p.optional ? "(optional)" : "(required)";
 }
 
+std::string scheme_text(const pe::scheme_info& s) {
+  std::string out = s.ops.empty() ? fmt::format("{}\n  {}\n", s.name, s.doc)
+                                  : fmt::format("{}  [ops: {}]\n  {}\n", s.name, fmt::join(s.ops, ", "), s.doc);
+  for (const auto& p : s.params) {
+    std::string doc = p.doc;
+    if (p.kind == pe::param_kind::choice) doc = fmt::format("{} ({})", doc, fmt::join(p.choices, " | "));
+      out += fmt::format("    {:<16} {:<9} {:<14} {}\n", p.name, kind_name(p.kind), default_text(p), doc);
+  }
+  return out;
+}
+
+// Encodings first, then each family of nested schemes (rope's scalings) under its own heading.
 std::string list_text() {
   std::string out;
-  for (const auto& s : pe::registry()) {
-    if (s.family != "encoding") continue;
-    out += fmt::format("{}  [ops: {}]\n  {}\n", s.name, fmt::join(s.ops, ", "), s.doc);
-    for (const auto& p : s.params) {
-      std::string doc = p.doc;
-      if (p.kind == pe::param_kind::choice) doc = fmt::format("{} ({})", doc, fmt::join(p.choices, " | "));
-      out += fmt::format("    {:<10} {:<8} {:<14} {}\n", p.name, kind_name(p.kind), default_text(p), doc);
-    }
+  for (const auto& s : pe::registry())
+    if (s.family == "encoding") out += scheme_text(s);
+  std::vector<std::string> families;
+  for (const auto& s : pe::registry())
+    if (s.family != "encoding" && std::find(families.begin(), families.end(), s.family) == families.end())
+      families.push_back(s.family);
+  for (const auto& family : families) {
+    out += fmt::format("\n{} schemes (nested parameters, e.g. rope(scaling=...)):\n", family);
+    for (const auto& s : pe::registry())
+      if (s.family == family) out += scheme_text(s);
   }
   return out;
 }

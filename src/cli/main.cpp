@@ -5,6 +5,7 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -55,6 +56,9 @@ int main(int argc, char** argv) {
   } catch (const pe::input_error& e) {
     fmt::print(stderr, "pecheck: {}\n", e.what());
     return 2;
+  } catch (const std::system_error& e) {  // fmt::print failing to write stdout
+    fmt::print(stderr, "pecheck: cannot write the output: {}\n", e.code().message());
+    return 1;
   } catch (const std::exception& e) {
     fmt::print(stderr, "pecheck: internal error: {}\n", e.what());
     return 1;

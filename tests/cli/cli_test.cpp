@@ -80,6 +80,33 @@ TEST(cli_eval, table_and_csv_formats) {
   EXPECT_EQ(c.out, "pos,pe[0],pe[1]\n5,5,5\n6,6,6\n");
 }
 
+// The RoPE done-when line: the exact rotation of the binary64 frequency nearest pi/4, to 70+
+// digits (mpmath at 100 digits: cos(3 theta) = -0.70710678118654745945414014444285017179562195999396793629406779627571157266951767).
+TEST(cli_eval, rotate_at_256_bits) {
+  const auto r = run("eval rotate 'rope(dim=2, freqs=[0.78539816339744830962])' --pos 3 --x 1,0 --precision 256 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["outputs"]["y"]["shape"], nlohmann::json::parse("[1, 1, 2]"));
+  const std::string y0 = j["outputs"]["y"]["data"][0], y1 = j["outputs"]["y"]["data"][1];
+  const std::string want0 = "-0.7071067811865474594541401444428501717956219599939679362940677962757115", want1 = "0.7071067811865475893475485797668419415160422656580495484380542605128218";  // "0." and 70 digits
+  EXPECT_EQ(y0.substr(0, want0.size()), want0);
+  EXPECT_EQ(y1.substr(0, want1.size()), want1);
+}
+
+TEST(cli_eval, inv_freq_and_rotate_tables) {
+  const auto inv = run("eval inv_freq 'rope(dim=8)' --format json");
+  EXPECT_EQ(inv.exit_code, 0) << inv.err;
+  const std::string want =
+      R"j({"op":"inv_freq","spec":"rope(dim=8, base=10000, rotary_dim=8, layout=neox, truncate_low=0)","precision":53,)j"
+      R"j("outputs":{"inv_freq":{"shape":[4],"data":["1","0.10000000000000001","0.01","0.001"]},)j"
+      R"j("attention_factor":{"shape":[],"data":["1"]}}})j"
+      "\n";
+  EXPECT_EQ(inv.out, want);
+  const auto rot = run("eval rotate 'rope(dim=2)' --pos 0,1 --heads 2 --x 1,0 --format csv");
+  EXPECT_EQ(rot.out, "pos/head,y[0],y[1]\n0/0,1,0\n0/1,1,0\n1/0,0.54030230586813977,0.8414709848078965\n"
+                     "1/1,0.54030230586813977,0.8414709848078965\n");
+}
+
 TEST(cli_eval, accepts_the_json_twin_of_a_spec) {
   const auto r = run(R"(eval encode '{"scheme":"binary","dim":3}' --pos 5 --format csv)");
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -139,8 +166,10 @@ TEST(cli_list, shows_every_scheme_with_its_parameters) {
   EXPECT_EQ(r.exit_code, 0);
   for (const char* needle : {"sinusoidal  [ops: encode]", "integer  [ops: encode]", "normalized  [ops: encode]",
                              "binary  [ops: encode]", "learned  [ops: encode]", "none  [ops: encode]",
-                             "    base       real     = 10000 ", "    layout     choice   = interleaved ",
-                             "    max_len    integer  (required) ", "    init_std   real     = 0.02 "}) {
+                             "rope  [ops: inv_freq, rotate, matrix]", "rope_scaling schemes", "\nyarn\n",
+                             "    base             real      = 10000 ", "    layout           choice    = interleaved ",
+                             "    max_len          integer   (required) ", "    init_std         real      = 0.02 ",
+                             "    magnitude        choice    = hf "}) {
     EXPECT_NE(r.out.find(needle), std::string::npos) << needle;
   }
   const auto j = nlohmann::json::parse(run("list --format json").out);

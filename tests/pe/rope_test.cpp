@@ -1,0 +1,344 @@
+// Tests for src/pe/schemes/rope.hpp: layouts, partial rotary, every scaling against hand-derived values, precision.
+#include "pe/schemes/rope.hpp"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <Eigen/Dense>
+#include <boost/multiprecision/eigen.hpp>
+#include <cmath>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "pe/ops.hpp"
+#include "pe/ulp.hpp"
+
+namespace {
+
+using pe::mp_real;
+using pe::parse_spec;
+
+// Expected values in this file come from an independent transcription of each published
+// definition (HF transformers' modeling_rope_utils.py, ggml's rope_yarn) into mpmath 1.3.0 at
+// 60 digits; 40 digits are kept.
+
+// Rounding a 128-bit wide value once to binary64: half an ulp, plus 2^-75 ulp for the wide error.
+constexpr double correctly_rounded_ulps = 0.5 + 1e-9;
+
+std::vector<double> inv_freq_double(const std::string& text) {
+  return pe::rope_inv_freq<double>(parse_spec(text))[0].value.data;
+}
+
+void expect_inv_freq(const std::string& text, const std::vector<const char*>& want) {
+  const auto fast = inv_freq_double(text);
+  pe::mp_precision scope(256);
+  const auto exact = pe::rope_inv_freq<mp_real>(parse_spec(text))[0].value.data;
+  ASSERT_EQ(fast.size(), want.size()) << text;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const mp_real w(want[i]);
+    EXPECT_LT(abs(exact[i] - w), abs(w) * mp_real("1e-39")) << text << " i=" << i;
+    EXPECT_LE(pe::error_in_ulps(fast[i], w, pe::binary64), correctly_rounded_ulps) << text << " i=" << i;
+  }
+}
+
+double attention_factor(const std::string& text) {
+  return pe::rope_inv_freq<double>(parse_spec(text))[1].value.data.at(0);
+}
+
+TEST(rope_inv_freq, unscaled_is_base_to_the_minus_2i_over_r) {
+  expect_inv_freq("rope(dim=8)", {"1", "0.1", "0.01", "0.001"});
+  expect_inv_freq("rope(dim=12, rotary_dim=8)", {"1", "0.1", "0.01", "0.001"});  // r, not D, in the exponent
+  EXPECT_EQ(attention_factor("rope(dim=8)"), 1.0);
+}
+
+TEST(rope_inv_freq, linear_divides_by_the_factor) {
+  expect_inv_freq("rope(dim=8, scaling=linear(factor=4))", {"0.25", "0.025", "0.0025", "0.00025"});
+}
+
+TEST(rope_inv_freq, ntk_raises_the_base) {
+  expect_inv_freq("rope(dim=8, scaling=ntk(factor=8))", {"1.0", "0.05", "0.0025", "0.000125"});
+}
+
+TEST(rope_inv_freq, dynamic_is_unscaled_up_to_original_max_and_rescaled_past_it) {
+  expect_inv_freq("rope(dim=8, scaling=dynamic(factor=2, original_max=16, seq_len=16))", {"1", "0.1", "0.01", "0.001"});
+  expect_inv_freq("rope(dim=8, scaling=dynamic(factor=2, original_max=16, seq_len=17))", {"1.0", "0.09614997135382722548810922071867397255946", "0.009244816991341796064578030330479490605946", "0.0008888888888888888888888888888888888888889"});
+  // Without seq_len, inv_freq is HF's initial (unscaled) state.
+  expect_inv_freq("rope(dim=8, scaling=dynamic(factor=2, original_max=16))", {"1", "0.1", "0.01", "0.001"});
+}
+
+TEST(rope_inv_freq, yarn_ramp_truncated_and_not) {
+  // dim 16, original_max 64: correction range [floor(-0.99), ceil(2.02)] = [0, 3] truncated, [0, 2.02] not.
+  expect_inv_freq("rope(dim=16, scaling=yarn(factor=4, original_max=64))", {"1.0", "0.237170824512628449899917015832453890029", "0.05", "0.007905694150420948329997233861081796334299", "0.0025", "0.0007905694150420948329997233861081796334299", "0.00025", "0.00007905694150420948329997233861081796334299"});
+  expect_inv_freq("rope(dim=16, scaling=yarn(factor=4, original_max=64, truncate=false))", {"1.0", "0.1985835201536931713168220188433265506121", "0.02559524589192420852384134441243884758231", "0.007905694150420948329997233861081796334299", "0.0025", "0.0007905694150420948329997233861081796334299", "0.00025", "0.00007905694150420948329997233861081796334299"});
+  // original_max 6 < 2 pi: the range collapses to [0, 0] and HF widens it by 0.001.
+  expect_inv_freq("rope(dim=8, scaling=yarn(factor=4, original_max=6))", {"1.0", "0.025", "0.0025", "0.00025"});
+}
+
+TEST(rope_inv_freq, yarn_hf_and_ggml_differ_when_the_range_inverts) {
+  // base 10, original_max 10^6: low = 14 > high = 7 after clamping. HF divides by high - low = -7
+  // (every pair interpolated); ggml divides by max(0.001, high - low) (every pair extrapolated).
+  expect_inv_freq("rope(dim=8, base=10, scaling=yarn(factor=4, original_max=1000000))", {"0.25", "0.1405853312975872700987377599441203078671", "0.07905694150420948329997233861081796334299", "0.04445698525097307003063552987981712111839"});
+  expect_inv_freq("rope(dim=8, base=10, scaling=yarn(factor=4, original_max=1000000, magnitude=ggml))",
+                  {"1.0", "0.5623413251903490803949510397764812314683", "0.316227766016837933199889354443271853372", "0.1778279410038922801225421195192684844736"});
+}
+
+TEST(rope_inv_freq, yarn_attention_factor) {
+  pe::mp_precision scope(256);
+  const auto att = [](const char* text) { return pe::rope_inv_freq<mp_real>(parse_spec(text))[1].value.data.at(0); };
+  const mp_real hf_default("1.138629436111989069578926017408255194606");
+  EXPECT_LT(abs(att("rope(dim=16, scaling=yarn(factor=4, original_max=64))") - hf_default), mp_real("1e-39"));
+  // DeepSeek-style ratio: mscale(4, 1) / mscale(4, 0.5).
+  EXPECT_LT(abs(att("rope(dim=16, scaling=yarn(factor=4, original_max=64, mscale=1, mscale_all_dim=0.5))") -
+                mp_real("1.064821625369571391266118349151064422933")),
+            mp_real("1e-39"));
+  // Equal mscales cancel; an explicit factor wins; factor <= 1 gives 1 in HF.
+  EXPECT_EQ(att("rope(dim=16, scaling=yarn(factor=4, original_max=64, mscale=0.707, mscale_all_dim=0.707))"), mp_real(1));
+  EXPECT_EQ(att("rope(dim=16, scaling=yarn(factor=4, original_max=64, attention_factor=0.5))"), mp_real(0.5));
+  EXPECT_EQ(att("rope(dim=16, scaling=yarn(factor=0.5, original_max=64))"), mp_real(1));
+  // ggml multiplies its own 1 + 0.1 ln(factor) into whatever attn_factor it is given, with no clamp.
+  EXPECT_LT(abs(att("rope(dim=16, scaling=yarn(factor=4, original_max=64, attention_factor=0.5, magnitude=ggml))") -
+                mp_real(0.5) * hf_default),
+            mp_real("1e-39"));
+  EXPECT_LT(att("rope(dim=16, scaling=yarn(factor=0.5, original_max=64, magnitude=ggml))"), mp_real(1));
+}
+
+TEST(rope_inv_freq, llama3_matches_llama_3_1_8b) {
+  // Llama 3.1 8B: head dim 128, base 500000, factor 8, bands 1 and 4, original 8192.
+  expect_inv_freq("rope(dim=128, base=500000, scaling=llama3(factor=8, original_max=8192))", {"1.0", "0.8146172338565447041028381524603547328693", "0.6636012376960884433277843565347911951057", "0.5405810046357669884116302474441453418854", "0.4403666026717804735919833118659709950852", "0.3587302237512898979632033192242675377012", "0.2922278225730151302154305524342430350206", "0.2380538204803507196596486629964631166623", "0.1939227447486857733425938556737172409298", "0.1579728099090431850863822346584638370462", "0.1286873734326505148324108557808838165303", "0.1048309521779699624474450609467501118151", "0.08539710028576561128014966171603811275006", "0.06956594961416032554310060619919961886033", "0.05666962144529104774019374204594376337177", "0.04616405026546051832226420087991801396891", "0.03760603093086393568124609234517225252004", "0.03063452089322404022030569073295167500757", "0.02495540867055869272716493086538396437636", "0.02032910598097015396898941701438519226989", "0.01656044008099444554894744455899776985346", "0.01349041989022674837044090179929885101474", "0.01098952853453982521321313894703667624313", "0.008952259336194399810338433462645361007202", "0.007292664737217109047766121943378956218593", "0.0059407303756749668522113337097986886107", "0.004839421345719893146302373616652523969867", "0.003942276030116656472495108469011914544427", "0.003211445994752591018543488854190297620043", "0.00216657076350335860934157994792601152471", "0.001371893567761138160399704428194602044919", "0.0008567514129196320810743358471776225418887", "0.0005248461609929546697272910898678389516137", "0.0003126937503840651322159045352278540644696", "0.0001785078127679964185236747256797135624648", "0.00009556212353964683019868396718270296632579", "0.00007784655273932449744437843225491177035407", "0.00006341514345777614487878581637093775578135", "0.00005165906874818956076324352283640617938807", "0.00004208236768725525550358500772589421543347", "0.00003428102195952591478166533091582882117199", "0.00002792591128244446650189903262244308028006", "0.00002274892860182818419416168427863670249946", "0.00001853166929082130846757183967899286122454", "0.00001509621717643312979053103247814414344509", "0.00001229763867796361387395235729376755637003", "0.00001001786840280997449125944148217788744618", "0.000008160728247435942971696390352336480893091", "0.000006647869871181235770312803572258145188252", "0.000005415469365499922456457943969091372820569", "0.0000044115346745584040984444490537136356914", "0.000003593712173650999306029715337006536316658", "0.000002927499870176167692773509443909909325026", "0.000002384791846358303458492293021135153041986", "0.000001942692537204043116317156193980792373069", "0.000001582550820890910164269207939163143205414", "0.000001289173172151557357476265904042311099437", "0.000001050182683460168764465980521047242342405", "0.0000008554969126443659604806205717498631127746", "0.0000006969025285511674616679705011011843837015", "0.0000005677088100759837066499751451226450913878", "0.0000004624653805000883416073942589235889638579", "0.0000003767322690173963935940289093878800474773", "0.0000003068925988914511089052433708071739404064"});
+}
+
+TEST(rope_inv_freq, llama3_is_continuous_at_the_band_edges) {
+  // Frequencies whose wavelength sits just inside and just outside each band edge
+  // (8192 / 1 and 8192 / 4) give nearly the same scaled frequency: the blend meets both sides.
+  for (const double edge : {8192.0, 2048.0}) {
+    const double w = 2 * M_PI / edge;
+    const auto inside = inv_freq_double(fmt::format("rope(dim=2, freqs=[{}], scaling=llama3(factor=8, original_max=8192))", w * (1 + 1e-12)));
+    const auto outside = inv_freq_double(fmt::format("rope(dim=2, freqs=[{}], scaling=llama3(factor=8, original_max=8192))", w * (1 - 1e-12)));
+    EXPECT_NEAR(inside[0] / outside[0], 1.0, 1e-10) << "edge " << edge;
+  }
+}
+
+TEST(rope_inv_freq, longrope_switches_factors_past_original_max) {
+  const std::string lists = "short_factor=[1, 1.5, 2, 3], long_factor=[2, 4, 8, 16], original_max=16, max_pos=64";
+  expect_inv_freq("rope(dim=8, scaling=longrope(" + lists + ", seq_len=16))", {"1.0", "0.06666666666666666666666666666666666666667", "0.005", "0.0003333333333333333333333333333333333333333"});
+  expect_inv_freq("rope(dim=8, scaling=longrope(" + lists + ", seq_len=17))", {"0.5", "0.025", "0.00125", "0.0000625"});
+  expect_inv_freq("rope(dim=8, scaling=longrope(" + lists + "))", {"1.0", "0.06666666666666666666666666666666666666667", "0.005", "0.0003333333333333333333333333333333333333333"});
+  pe::mp_precision scope(256);
+  const auto att = pe::rope_inv_freq<mp_real>(parse_spec("rope(dim=8, scaling=longrope(" + lists + "))"))[1].value.data.at(0);
+  EXPECT_LT(abs(att - mp_real("1.224744871391589049098642037352945695983")), mp_real("1e-39"));  // sqrt(1 + ln 4 / ln 16)
+}
+
+TEST(rope_inv_freq, truncate_low_zeroes_the_lowest_frequencies) {
+  const auto w = inv_freq_double("rope(dim=8, truncate_low=0.5)");
+  EXPECT_EQ(w, (std::vector<double>{1, 0.1, 0, 0}));
+  EXPECT_EQ(inv_freq_double("rope(dim=8, truncate_low=0.3)"), (std::vector<double>{1, 0.1, 0.01, 0}));  // floor(1.2) = 1
+}
+
+// ---- rotate and matrix ----
+
+pe::tensor<double> vectors(std::int64_t tokens, std::int64_t heads, std::int64_t dim, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-2, 2);
+  pe::tensor<double> x({tokens, heads, dim});
+  for (auto& v : x.data) v = u(rng);
+  return x;
+}
+
+template <class T>
+pe::tensor<T> rotate(const std::string& text, const pe::tensor<double>& x, const std::vector<std::int64_t>& pos) {
+  return pe::rope_rotate<T>(parse_spec(text), x, pos);
+}
+
+// Seed 004's toy trace: theta = pi/4, m = 3, n = 1, q = k = [1, 0]. The rotated vectors are
+// [-sqrt2/2, sqrt2/2] and [sqrt2/2, sqrt2/2] and their inner product is cos(2 theta) = 0 -- for
+// the exact pi/4. A spec's numbers are binary64, so theta is the double nearest pi/4, and the
+// exact rotation of that input agrees with the lesson to 16 digits: the inner product is
+// cos(2 theta) = 6.1e-17, not 0.
+TEST(rope_rotate, seed_004_toy_trace) {
+  const std::string text = "rope(dim=2, freqs=[0.78539816339744830962])";
+  pe::tensor<double> x({2, 1, 2});
+  x.data = {1, 0, 1, 0};
+  const auto y = rotate<double>(text, x, {3, 1});
+  const double half_sqrt2 = std::sqrt(2.0) / 2;
+  EXPECT_NEAR(y.data[0], -half_sqrt2, 2e-16);
+  EXPECT_NEAR(y.data[1], half_sqrt2, 2e-16);
+  EXPECT_NEAR(y.data[2], half_sqrt2, 2e-16);
+  EXPECT_NEAR(y.data[3], half_sqrt2, 2e-16);
+  pe::mp_precision scope(256);
+  const auto e = rotate<mp_real>(text, x, {3, 1});
+  // mpmath at 100 digits: cos(3 theta) and sin(3 theta) for theta = 0x1.921fb54442d18p-1.
+  EXPECT_LT(abs(e.data[0] - mp_real("-0.70710678118654745945414014444285017179562195999396793629406779627571157266951767")), mp_real("1e-75"));
+  EXPECT_LT(abs(e.data[1] - mp_real("0.70710678118654758934754857976684194151604226565804954843805426051282181910739721")), mp_real("1e-75"));
+  const mp_real dot = e.data[0] * e.data[2] + e.data[1] * e.data[3];
+  EXPECT_LT(abs(dot - mp_real("6.12323399573676588613032966137500146464037779883628305209605e-17")), mp_real("1e-75"));
+}
+
+// Weight converters permute W_q and W_k rows between the layouts: gptj pair (2i, 2i+1) is neox
+// pair (i, i + r/2). Rotating permuted inputs in one layout is the permuted rotation in the other.
+TEST(rope_rotate, neox_and_gptj_are_related_by_the_pair_permutation) {
+  const std::int64_t dim = 10, rotary = 8, pairs = 4;
+  const auto x = vectors(3, 2, dim, 1);
+  const std::vector<std::int64_t> pos{0, 77, std::int64_t{1} << 33};
+  std::vector<std::int64_t> perm(dim);  // gptj index -> neox index
+  for (std::int64_t i = 0; i < pairs; ++i) perm[2 * i] = i, perm[2 * i + 1] = i + pairs;
+  for (std::int64_t d = rotary; d < dim; ++d) perm[d] = d;
+  pe::tensor<double> x_neox(x.shape);
+  for (std::int64_t row = 0; row < 6; ++row)
+    for (std::int64_t d = 0; d < dim; ++d) x_neox.data[row * dim + perm[d]] = x.data[row * dim + d];
+  const auto y_gptj = rotate<double>("rope(dim=10, rotary_dim=8, layout=gptj)", x, pos);
+  const auto y_neox = rotate<double>("rope(dim=10, rotary_dim=8, layout=neox)", x_neox, pos);
+  for (std::int64_t row = 0; row < 6; ++row)
+    for (std::int64_t d = 0; d < dim; ++d) EXPECT_EQ(y_neox.data[row * dim + perm[d]], y_gptj.data[row * dim + d]);
+}
+
+TEST(rope_rotate, partial_rotary_passes_the_rest_through) {
+  const auto x = vectors(2, 3, 6, 2);
+  const auto y = rotate<double>("rope(dim=6, rotary_dim=4)", x, {5, 1000});
+  for (std::int64_t row = 0; row < 6; ++row) {
+    EXPECT_EQ(y.data[row * 6 + 4], x.data[row * 6 + 4]);
+    EXPECT_EQ(y.data[row * 6 + 5], x.data[row * 6 + 5]);
+    EXPECT_NE(y.data[row * 6 + 1], x.data[row * 6 + 1]);
+  }
+  // truncate_low: zeroed pairs (neox pairs (2, 6) and (3, 7) of dim 8) are not rotated at all.
+  const auto x8 = vectors(1, 1, 8, 3);
+  const auto y8 = rotate<double>("rope(dim=8, truncate_low=0.5)", x8, {123456});
+  for (const int d : {2, 3, 6, 7}) EXPECT_EQ(y8.data[d], x8.data[d]);
+}
+
+// rotate = attention_factor * R_p x, with R_p the explicit block-diagonal matrix (Eigen, 256 bits).
+TEST(rope_rotate, equals_the_attention_factor_times_the_matrix) {
+  pe::mp_precision scope(256);
+  for (const char* text : {"rope(dim=6, layout=gptj)", "rope(dim=8, rotary_dim=6, scaling=yarn(factor=8, original_max=32))",
+                           "rope(dim=8, base=500000, scaling=llama3(factor=8, original_max=64))"}) {
+    const pe::spec s = parse_spec(text);
+    const std::int64_t dim = s.integer("dim"), rotary = s.integer("rotary_dim");
+    const std::int64_t p = 987654321;
+    const auto x = vectors(1, 1, dim, 4);
+    const auto y = pe::rope_rotate<mp_real>(s, x, std::vector<std::int64_t>{p});
+    const auto r = pe::rope_matrix<mp_real>(s, p);
+    const mp_real factor = pe::rope_inv_freq<mp_real>(s)[1].value.data.at(0);
+    using matrix = Eigen::Matrix<mp_real, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const matrix rm = Eigen::Map<const matrix>(r.data.data(), dim, dim);
+    Eigen::Matrix<mp_real, Eigen::Dynamic, 1> xv(dim);
+    for (std::int64_t d = 0; d < dim; ++d) xv(d) = mp_real(x.data[d]);
+    const Eigen::Matrix<mp_real, Eigen::Dynamic, 1> rx = rm * xv;
+    for (std::int64_t d = 0; d < dim; ++d) {
+      const mp_real want = d < rotary ? factor * rx(d) : rx(d);  // the pass-through is not scaled
+      EXPECT_LT(abs(y.data[d] - want), mp_real("1e-70")) << text << " d=" << d;
+    }
+    // R is a rotation: R^T R = I, det R = 1.
+    EXPECT_LT((rm.transpose() * rm - matrix::Identity(dim, dim)).cwiseAbs().maxCoeff(), mp_real("1e-70")) << text;
+    EXPECT_LT(abs(rm.determinant() - 1), mp_real("1e-70")) << text;
+  }
+}
+
+// R_m^T R_n = R_(n - m) (seed 004's identity), exactly enough at 256 bits for far-apart positions.
+TEST(rope_matrix, relative_rotation_identity) {
+  pe::mp_precision scope(256);
+  const pe::spec s = parse_spec("rope(dim=8)");
+  using matrix = Eigen::Matrix<mp_real, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const auto m = [&](std::int64_t p) {
+    const auto r = pe::rope_matrix<mp_real>(s, p);
+    return matrix(Eigen::Map<const matrix>(r.data.data(), 8, 8));
+  };
+  const std::int64_t a = 1000003, b = (std::int64_t{1} << 40) + 17;
+  EXPECT_LT((m(a).transpose() * m(b) - m(b - a)).cwiseAbs().maxCoeff(), mp_real("1e-70"));
+}
+
+// Every scaling, positions log-spaced to 2^40: binary64 rotate within its bound of the 256-bit
+// result. Each output is formed in MPFR at 128 bits from exactly reduced phases and rounded
+// once, so the bound is half an ulp plus the wide path's relative error (2^-120) divided by
+// how much the rotation cancels; 1 ulp allows cancellation down to 2^-60 of |x|.
+TEST(rope_rotate, binary64_is_within_1_ulp_of_256_bits_at_every_scaling) {
+  const char* specs[] = {
+      "rope(dim=16)", "rope(dim=16, layout=gptj, base=500000)", "rope(dim=16, rotary_dim=8)",
+      "rope(dim=16, scaling=linear(factor=4))", "rope(dim=16, scaling=ntk(factor=8))",
+      "rope(dim=16, scaling=dynamic(factor=4, original_max=4096))",
+      "rope(dim=16, scaling=yarn(factor=16, original_max=4096))",
+      "rope(dim=16, scaling=yarn(factor=16, original_max=4096, magnitude=ggml))",
+      "rope(dim=16, base=500000, scaling=llama3(factor=8, original_max=8192))",
+      "rope(dim=16, scaling=longrope(short_factor=[1,1,1,1,1.5,2,3,4], long_factor=[1,2,3,4,5,6,7,8], original_max=4096, max_pos=131072))",
+  };
+  std::vector<std::int64_t> pos;
+  for (int k = 0; k <= 40; ++k) pos.push_back((std::int64_t{1} << k) + k);  // log-spaced, off the powers of two
+  const auto x = vectors(static_cast<std::int64_t>(pos.size()), 2, 16, 5);
+  double worst = 0;
+  std::string worst_where;
+  for (const char* text : specs) {
+    const auto fast = rotate<double>(text, x, pos);
+    pe::mp_precision scope(256);
+    const auto exact = rotate<mp_real>(text, x, pos);
+    for (size_t k = 0; k < fast.data.size(); ++k) {
+      const double e = pe::error_in_ulps(fast.data[k], exact.data[k], pe::binary64);
+      if (e > worst) worst = e, worst_where = fmt::format("{} element {}", text, k);
+      ASSERT_LE(e, 1.0) << text << " element " << k;
+    }
+  }
+  std::cout << "worst binary64 rotate error: " << worst << " ulp (" << worst_where << ")\n";
+}
+
+TEST(rope_rotate, float_and_half_outputs_round_the_exact_value_once) {
+  const auto x = vectors(4, 1, 8, 6);
+  const std::vector<std::int64_t> pos{1, 300, 70000, std::int64_t{1} << 35};
+  const std::string text = "rope(dim=8, scaling=yarn(factor=4, original_max=64))";
+  pe::mp_precision scope(256);
+  const auto exact = rotate<mp_real>(text, x, pos);
+  const auto f = rotate<float>(text, x, pos);
+  const auto b = rotate<pe::bf16>(text, x, pos);
+  for (size_t k = 0; k < exact.data.size(); ++k) {
+    EXPECT_LE(pe::error_in_ulps(f.data[k], exact.data[k], pe::binary32), correctly_rounded_ulps) << k;
+    EXPECT_LE(pe::error_in_ulps(static_cast<double>(b.data[k]), exact.data[k], pe::bfloat16), correctly_rounded_ulps) << k;
+  }
+}
+
+// ---- validation ----
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_spec(text);
+  } catch (const pe::spec_error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(rope_spec, canonical_text_fills_rotary_dim) {
+  EXPECT_EQ(parse_spec("rope(dim=128, base=500000, scaling=llama3(factor=8, original_max=8192))").text(),
+            "rope(dim=128, base=500000, rotary_dim=128, layout=neox, truncate_low=0, scaling=llama3(factor=8, "
+            "low_freq_factor=1, high_freq_factor=4, original_max=8192))");
+  EXPECT_EQ(parse_spec(parse_spec("rope(dim=64, rotary_dim=16, layout=gptj)").text()).text(),
+            "rope(dim=64, base=10000, rotary_dim=16, layout=gptj, truncate_low=0)");
+}
+
+TEST(rope_spec, errors_name_the_field) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"rope(dim=8, rotary_dim=5)", "rope: rotary_dim=5 is odd; rotation pairs need an even rotary_dim"},
+      {"rope(dim=8, rotary_dim=10)", "rope: rotary_dim=10 must be <= dim=8"},
+      {"rope(dim=8, freqs=[1, 2])", "rope: freqs has 2 values; rotary_dim=8 needs 4"},
+      {"rope(dim=2, freqs=[-1])", "rope: freqs has -1, which is negative"},
+      {"rope(dim=8, truncate_low=1)", "rope: truncate_low=1 must be in [0, 1)"},
+      {"rope(dim=8, scaling=linear(factor=0))", "rope: scaling: linear: factor=0 must be > 0"},
+      {"rope(dim=8, scaling=lama3(factor=8, original_max=8192))",
+       "rope: scaling: unknown rope_scaling scheme 'lama3' (did you mean 'llama3'?)"},
+      {"rope(dim=8, scaling=yarn(factor=4))", "rope: scaling: yarn: original_max is required (the trained context length (HF: original_max_position_embeddings))"},
+      {"rope(dim=8, scaling=yarn(factor=4, original_max=64, beta_fast=1, beta_slow=32))",
+       "yarn: beta_fast=1 must be > beta_slow=32"},
+      {"rope(dim=8, scaling=yarn(factor=4, original_max=64, truncate=false, magnitude=ggml))",
+       "yarn: magnitude=ggml always truncates the correction range; truncate=false is not ggml"},
+      {"rope(dim=8, scaling=llama3(factor=8, original_max=8192, low_freq_factor=4, high_freq_factor=1))",
+       "llama3: high_freq_factor=1 must be > low_freq_factor=4"},
+      {"rope(dim=2, scaling=ntk(factor=2))", "rope: scaling=ntk raises base to r/(r-2) and needs rotary_dim >= 4, not 2"},
+      {"rope(dim=4, freqs=[1, 0.5], scaling=yarn(factor=2, original_max=8))",
+       "rope: scaling=yarn derives its frequencies from base; it cannot be combined with freqs"},
+      {"rope(dim=8, scaling=longrope(short_factor=[1], long_factor=[1, 2, 3, 4], original_max=16, max_pos=64))",
+       "rope: scaling: longrope: short_factor has 1 values; rotary_dim=8 needs 4"},
+      {"rope(dim=4, scaling=longrope(short_factor=[1, 0], long_factor=[1, 2], original_max=16, max_pos=64))",
+       "rope: scaling: longrope: short_factor has 0, which is not > 0"},
+      {"linear(factor=2)", "unknown scheme 'linear'"},
+  };
+  for (const auto& [text, message] : cases) EXPECT_EQ(error_of(text), message) << text;
+}
+
+}  // namespace
