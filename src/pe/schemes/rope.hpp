@@ -12,6 +12,7 @@
 
 #include "pe/error.hpp"
 #include "pe/phase.hpp"
+#include "pe/schemes/rotation.hpp"
 #include "pe/scalar.hpp"
 #include "pe/spec.hpp"
 #include "pe/tensor.hpp"
@@ -139,93 +140,56 @@ struct rope_frequencies {
   }
 };
 
-// The pairs a layout rotates together: neox (HF rotate_half, GPT-NeoX, ggml NEOX) pairs
-// (i, i + r/2); gptj (Meta's complex form, GPT-J, ggml NORMAL) pairs (2i, 2i+1).
-inline std::pair<std::int64_t, std::int64_t> rope_pair(bool neox, std::int64_t i, std::int64_t pairs) {
-  return neox ? std::pair{i, i + pairs} : std::pair{2 * i, 2 * i + 1};
+// The pairs a layout rotates together among the first `rotary` dims: neox (HF rotate_half,
+// GPT-NeoX, ggml NEOX) pairs (i, i + r/2); gptj (Meta's complex form, GPT-J, ggml NORMAL)
+// pairs (2i, 2i+1). `offset` shifts the block (axial forms rotate several blocks).
+inline std::vector<rotation_pair> layout_pairs(bool neox, std::int64_t rotary, std::int64_t offset = 0, int axis = 0) {
+  std::vector<rotation_pair> out;
+  const std::int64_t half = rotary / 2;
+  for (std::int64_t i = 0; i < half; ++i) {
+    out.push_back(neox ? rotation_pair{offset + i, offset + i + half, axis}
+                       : rotation_pair{offset + 2 * i, offset + 2 * i + 1, axis});
+  }
+  return out;
 }
 
-// Working bits of the wide intermediates: 128 for stored binary formats, output + 64 for MPFR.
-template <class T>
-unsigned rope_wide_bits() {
-  return std::is_same_v<T, mp_real> ? mp_output_bits() + 64 : wide_phase_bits;
+// rope's plan: one position axis, the layout's pairs over rotary_dim, and its scaled frequencies.
+inline rotation_plan<rope_frequencies> rope_plan(const spec& s, std::optional<std::int64_t> seq_len) {
+  const auto freq = rope_frequencies::of(s, seq_len);
+  return {s.integer("dim"), 1, layout_pairs(s.choice("layout") == "neox", freq.rotary), freq};
+}
+
+// The sequence length a call implies: max(pos) + 1 (dynamic and longrope read it).
+inline std::int64_t call_seq_len(std::span<const std::int64_t> pos) {
+  return pos.empty() ? 0 : *std::max_element(pos.begin(), pos.end()) + 1;
 }
 
 // inv_freq: the effective frequencies [rotary_dim/2] and the attention factor [].
 template <class T>
 std::vector<named_tensor<T>> rope_inv_freq(const spec& s) {
   using W = wide_t<T>;
-  const auto freq = rope_frequencies::of(s, std::nullopt);
-  tensor<T> inv({freq.pairs()});
-  tensor<T> factor(std::vector<std::int64_t>{});
+  const auto plan = rope_plan(s, std::nullopt);
   std::optional<mp_working_bits> scope;
-  if constexpr (std::is_same_v<W, mp_real>) scope.emplace(rope_wide_bits<T>());
-  for (int i = 0; i < freq.pairs(); ++i) inv.data[i] = store_as<T>(freq.omega<W>(i));
-  factor.data[0] = store_as<T>(freq.attention_factor<W>());
-  return {{"inv_freq", std::move(inv)}, {"attention_factor", std::move(factor)}};
+  if constexpr (std::is_same_v<W, mp_real>) scope.emplace(rotation_wide_bits<T>());
+  return plan_inv_freq<T>(plan, plan.freq.attention_factor<W>());
 }
 
-// rotate: x [T, H, D] at positions [T] -> y = attention_factor * R_p x on the rotary dims;
-// dims past rotary_dim pass through unchanged (unscaled, as HF concatenates them back).
-// Each output is computed from exactly reduced phases in wide precision and rounded once.
+// rotate: y = attention_factor * R_p x on the rotary dims (HF multiplies cos and sin by it);
+// dims past rotary_dim pass through unchanged.
 template <class T>
 tensor<T> rope_rotate(const spec& s, const tensor<double>& x, std::span<const std::int64_t> pos) {
   using W = wide_t<T>;
-  const std::int64_t n_tok = x.shape.at(0), heads = x.shape.at(1), dim = x.shape.at(2);
-  if (dim != s.integer("dim") || n_tok != static_cast<std::int64_t>(pos.size())) {
-    throw input_error(fmt::format("rope: x has shape [{}] but the spec wants [{}, H, {}]", fmt::join(x.shape, ", "),
-                                  pos.size(), s.integer("dim")));
-  }
-  const std::int64_t max_pos = pos.empty() ? 0 : *std::max_element(pos.begin(), pos.end());
-  const auto freq = rope_frequencies::of(s, max_pos + 1);
-  const int pairs = freq.pairs();
-  const bool neox = s.choice("layout") == "neox";
-  const phase_table<compute_t<T>> phases(freq, pairs);
+  const auto plan = rope_plan(s, call_seq_len(pos));
   std::optional<mp_working_bits> scope;
-  if constexpr (std::is_same_v<W, mp_real>) scope.emplace(rope_wide_bits<T>());
-  const W factor = freq.attention_factor<W>();
-  tensor<T> y(x.shape);
-  const auto at = [&](std::int64_t t, std::int64_t h, std::int64_t d) { return static_cast<size_t>((t * heads + h) * dim + d); };
-  for (std::int64_t t = 0; t < n_tok; ++t) {
-    for (int i = 0; i < pairs; ++i) {
-      const auto [sn, cs] = phases.sin_cos_wide(pos[t], i);
-      const auto [a, b] = rope_pair(neox, i, pairs);
-      for (std::int64_t h = 0; h < heads; ++h) {
-        const W xa(x.data[at(t, h, a)]), xb(x.data[at(t, h, b)]);
-        y.data[at(t, h, a)] = store_as<T>(factor * (cs * xa - sn * xb));
-        y.data[at(t, h, b)] = store_as<T>(factor * (sn * xa + cs * xb));
-      }
-    }
-    for (std::int64_t h = 0; h < heads; ++h)
-      for (std::int64_t d = freq.rotary; d < dim; ++d) y.data[at(t, h, d)] = store_as<T>(W(x.data[at(t, h, d)]));
-  }
-  return y;
+  if constexpr (std::is_same_v<W, mp_real>) scope.emplace(rotation_wide_bits<T>());
+  return rotate_pairs<T>(plan, x, pos, plan.freq.attention_factor<W>());
 }
 
 // matrix: the block-diagonal D x D rotation R_p for one position (no attention factor;
 // identity on the pass-through dims), so that rotate = attention_factor * R_p x there.
 template <class T>
 tensor<T> rope_matrix(const spec& s, std::int64_t p) {
-  using W = wide_t<T>;
-  const std::int64_t dim = s.integer("dim");
-  const auto freq = rope_frequencies::of(s, p + 1);
-  const int pairs = freq.pairs();
-  const bool neox = s.choice("layout") == "neox";
-  const phase_table<compute_t<T>> phases(freq, pairs);
-  std::optional<mp_working_bits> scope;
-  if constexpr (std::is_same_v<W, mp_real>) scope.emplace(rope_wide_bits<T>());
-  tensor<T> r({dim, dim});
-  for (auto& v : r.data) v = store_as<T>(W(0));
-  for (std::int64_t d = freq.rotary; d < dim; ++d) r(d, d) = store_as<T>(W(1));
-  for (int i = 0; i < pairs; ++i) {
-    const auto [sn, cs] = phases.sin_cos_wide(p, i);
-    const auto [a, b] = rope_pair(neox, i, pairs);
-    r(a, a) = store_as<T>(cs);
-    r(a, b) = store_as<T>(W(-sn));
-    r(b, a) = store_as<T>(sn);
-    r(b, b) = store_as<T>(cs);
-  }
-  return r;
+  return rotation_matrix<T>(rope_plan(s, p + 1), std::span<const std::int64_t>(&p, 1));
 }
 
 }  // namespace pe

@@ -1,0 +1,111 @@
+// The rotation engine shared by the RoPE family: rotate pairs of dims by p * omega, exactly, for any plan.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "pe/error.hpp"
+#include "pe/phase.hpp"
+#include "pe/scalar.hpp"
+#include "pe/tensor.hpp"
+
+namespace pe {
+
+// One rotated pair: dims a and b turn together by pos[axis] * omega(k), k its index in the plan.
+struct rotation_pair {
+  std::int64_t a, b;
+  int axis;
+};
+
+// A RoPE-family layout: which dims pair up, which position column each pair reads, and the
+// frequency source (an object with `template <class U> U omega(int k) const`).
+template <class Freq>
+struct rotation_plan {
+  std::int64_t dim;                  // D; dims in no pair pass through unchanged
+  int axes;                          // A: positions are [T, A]
+  std::vector<rotation_pair> pairs;  // k-th pair uses freq.omega(k)
+  Freq freq;
+};
+
+// Working bits of the wide intermediates: 128 for stored binary formats, output + 64 for MPFR.
+template <class T>
+unsigned rotation_wide_bits() {
+  return std::is_same_v<T, mp_real> ? mp_output_bits() + 64 : wide_phase_bits;
+}
+
+// y = factor * R_pos x on the paired dims, x unchanged elsewhere (HF concatenates the
+// pass-through part back unscaled). x is [T, H, D], pos is [T, A] row-major. Each output is
+// computed in wide precision from exactly reduced phases and rounded once to T.
+template <class T, class Freq, class W>
+tensor<T> rotate_pairs(const rotation_plan<Freq>& plan, const tensor<double>& x, std::span<const std::int64_t> pos,
+                       const W& factor) {
+  const std::int64_t tokens = x.shape.at(0), heads = x.shape.at(1), dim = x.shape.at(2);
+  if (dim != plan.dim || static_cast<std::int64_t>(pos.size()) != tokens * plan.axes) {
+    throw input_error(fmt::format("x has shape [{}] and {} positions, but the spec wants x [T, H, {}] with T*{} positions",
+                                  fmt::join(x.shape, ", "), pos.size(), plan.dim, plan.axes));
+  }
+  const phase_table<compute_t<T>> phases(plan.freq, static_cast<int>(plan.pairs.size()));
+  std::optional<mp_working_bits> scope;
+  if constexpr (std::is_same_v<W, mp_real>) scope.emplace(rotation_wide_bits<T>());
+  tensor<T> y(x.shape);
+  std::vector<bool> paired(static_cast<size_t>(dim), false);
+  for (const auto& pr : plan.pairs) paired[pr.a] = paired[pr.b] = true;
+  const auto at = [&](std::int64_t t, std::int64_t h, std::int64_t d) { return static_cast<size_t>((t * heads + h) * dim + d); };
+  for (std::int64_t t = 0; t < tokens; ++t) {
+    for (size_t k = 0; k < plan.pairs.size(); ++k) {
+      const auto& pr = plan.pairs[k];
+      const auto [sn, cs] = phases.sin_cos_wide(pos[t * plan.axes + pr.axis], static_cast<int>(k));
+      for (std::int64_t h = 0; h < heads; ++h) {
+        const W xa(x.data[at(t, h, pr.a)]), xb(x.data[at(t, h, pr.b)]);
+        y.data[at(t, h, pr.a)] = store_as<T>(factor * (cs * xa - sn * xb));
+        y.data[at(t, h, pr.b)] = store_as<T>(factor * (sn * xa + cs * xb));
+      }
+    }
+    for (std::int64_t h = 0; h < heads; ++h)
+      for (std::int64_t d = 0; d < dim; ++d)
+        if (!paired[d]) y.data[at(t, h, d)] = store_as<T>(W(x.data[at(t, h, d)]));
+  }
+  return y;
+}
+
+// The D x D rotation R_pos for one position row pos [A]: no attention factor, identity on the
+// pass-through dims.
+template <class T, class Freq>
+tensor<T> rotation_matrix(const rotation_plan<Freq>& plan, std::span<const std::int64_t> pos) {
+  using W = wide_t<T>;
+  if (static_cast<int>(pos.size()) != plan.axes) {
+    throw input_error(fmt::format("op 'matrix' takes one position row of {} values, not {}", plan.axes, pos.size()));
+  }
+  const phase_table<compute_t<T>> phases(plan.freq, static_cast<int>(plan.pairs.size()));
+  std::optional<mp_working_bits> scope;
+  if constexpr (std::is_same_v<W, mp_real>) scope.emplace(rotation_wide_bits<T>());
+  tensor<T> r({plan.dim, plan.dim});
+  for (auto& v : r.data) v = store_as<T>(W(0));
+  for (std::int64_t d = 0; d < plan.dim; ++d) r(d, d) = store_as<T>(W(1));
+  for (size_t k = 0; k < plan.pairs.size(); ++k) {
+    const auto& pr = plan.pairs[k];
+    const auto [sn, cs] = phases.sin_cos_wide(pos[pr.axis], static_cast<int>(k));
+    r(pr.a, pr.a) = store_as<T>(cs);
+    r(pr.a, pr.b) = store_as<T>(W(-sn));
+    r(pr.b, pr.a) = store_as<T>(sn);
+    r(pr.b, pr.b) = store_as<T>(cs);
+  }
+  return r;
+}
+
+// The plan's frequencies [pairs] and an attention factor [], as op inv_freq returns them.
+template <class T, class Freq, class W>
+std::vector<named_tensor<T>> plan_inv_freq(const rotation_plan<Freq>& plan, const W& factor) {
+  std::optional<mp_working_bits> scope;
+  if constexpr (std::is_same_v<W, mp_real>) scope.emplace(rotation_wide_bits<T>());
+  tensor<T> inv({static_cast<std::int64_t>(plan.pairs.size())});
+  for (size_t k = 0; k < plan.pairs.size(); ++k) inv.data[k] = store_as<T>(plan.freq.template omega<W>(static_cast<int>(k)));
+  tensor<T> att(std::vector<std::int64_t>{});
+  att.data[0] = store_as<T>(factor);
+  return {{"inv_freq", std::move(inv)}, {"attention_factor", std::move(att)}};
+}
+
+}  // namespace pe
