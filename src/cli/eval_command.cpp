@@ -65,9 +65,33 @@ pe::tensor<double> shape_x(const std::vector<double>& values, std::int64_t token
   return x;
 }
 
-std::vector<std::string> position_labels(const std::vector<std::int64_t>& pos) {
+// --pos for schemes with several position columns: rows separated by ';', each with one value
+// per column ("0,0,0;1,2,3" for mrope's t, h, w).
+std::vector<std::int64_t> parse_position_rows(const std::string& text, std::int64_t axes) {
+  if (axes == 1) return parse_positions(text);
+  std::vector<std::int64_t> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t semi = std::min(text.find(';', start), text.size());
+    const std::string row = text.substr(start, semi - start);
+    const auto values = parse_positions(row);
+    if (static_cast<std::int64_t>(values.size()) != axes) {
+      throw pe::input_error(fmt::format("--pos row '{}' has {} values; this scheme reads {} per token (rows split by ';')",
+                                        row, values.size(), axes));
+    }
+    out.insert(out.end(), values.begin(), values.end());
+    start = semi + 1;
+  }
+  return out;
+}
+
+// One label per token: its position, or its position row joined by ','.
+std::vector<std::string> token_labels(const std::vector<std::int64_t>& pos, std::int64_t axes) {
   std::vector<std::string> out;
-  for (const auto p : pos) out.push_back(fmt::format("{}", p));
+  for (size_t t = 0; t + static_cast<size_t>(axes) <= pos.size(); t += static_cast<size_t>(axes)) {
+    out.push_back(fmt::format("{}", fmt::join(pos.begin() + static_cast<std::ptrdiff_t>(t),
+                                              pos.begin() + static_cast<std::ptrdiff_t>(t) + axes, ",")));
+  }
   return out;
 }
 
@@ -80,10 +104,10 @@ eval_result evaluate(const eval_options& o, const pe::spec& s, const pe::op_inpu
     for (const auto& v : t.data) out.data.push_back(pe::to_decimal(v));
     if (o.op == "encode") {
       out.row_title = "pos";
-      out.row_labels = position_labels(in.pos);
+      out.row_labels = token_labels(in.pos, in.pos_axes);
     } else if (o.op == "rotate") {
       out.row_title = "pos/head";
-      for (const auto p : in.pos)
+      for (const auto& p : token_labels(in.pos, in.pos_axes))
         for (std::int64_t h = 0; h < o.heads; ++h) out.row_labels.push_back(fmt::format("{}/{}", p, h));
     } else if (o.op == "matrix") {
       out.row_title = "row";
@@ -105,12 +129,14 @@ int run_eval(const eval_options& o) {
   pe::op_inputs in;
   if (o.op != "inv_freq") {
     if (o.pos.empty()) throw pe::input_error(fmt::format("eval {}: --pos is required (e.g. --pos 0:3)", o.op));
-    in.pos = parse_positions(o.pos);
+    in.pos_axes = pe::position_axes(s);
+    in.pos = parse_position_rows(o.pos, in.pos_axes);
   }
   if (o.op == "rotate") {
     if (o.x.empty()) throw pe::input_error("eval rotate: --x is required (one dim-vector, or T*H*D values)");
     if (o.heads < 1 || o.heads > 4096) throw pe::input_error(fmt::format("--heads {}: use 1..4096", o.heads));
-    in.x = shape_x(parse_values(o.x), static_cast<std::int64_t>(in.pos.size()), o.heads, s.integer("dim"));
+    const std::int64_t dim = s.scheme() == "rope_nd" ? pe::rope_nd_plan(s).dim : s.integer("dim");
+    in.x = shape_x(parse_values(o.x), static_cast<std::int64_t>(in.pos.size()) / in.pos_axes, o.heads, dim);
   }
   eval_result r;
   if (o.precision == 53) {

@@ -10,16 +10,25 @@
 #include "pe/encode.hpp"
 #include "pe/error.hpp"
 #include "pe/schemes/rope.hpp"
+#include "pe/schemes/rope_nd.hpp"
 #include "pe/spec.hpp"
 #include "pe/tensor.hpp"
 
 namespace pe {
 
-// An op's inputs: positions (encode, rotate, matrix) and x [T, H, D] (rotate).
+// An op's inputs: positions [T, pos_axes] row-major (encode, rotate, matrix) and x [T, H, D] (rotate).
 struct op_inputs {
   std::vector<std::int64_t> pos;
+  std::int64_t pos_axes = 1;
   tensor<double> x;
 };
+
+// How many position columns a scheme reads: len(axes) for rope_nd, 3 for mrope, else 1.
+inline std::int64_t position_axes(const spec& s) {
+  if (s.scheme() == "rope_nd") return static_cast<std::int64_t>(s.reals("axes").size());
+  if (s.scheme() == "mrope") return 3;
+  return 1;
+}
 
 template <class T>
 std::vector<named_tensor<T>> rope_op(std::string_view op, const spec& s, const op_inputs& in);
@@ -33,15 +42,30 @@ std::vector<named_tensor<T>> run_op(std::string_view op, const spec& s, const op
     throw spec_error(fmt::format("{}: op '{}' is not supported (ops: {})", s.scheme(), op, fmt::join(ops, ", ")));
   }
   if (op == "encode") return {{"pe", encode<T>(s, in.pos)}};
-  if (s.scheme() == "rope") return rope_op<T>(op, s, in);
+  if (!in.pos.empty() && in.pos_axes != position_axes(s)) {
+    throw input_error(fmt::format("{}: positions have {} columns; this scheme reads {}", s.scheme(), in.pos_axes,
+                                  position_axes(s)));
+  }
+  if (s.scheme() == "rope" || s.scheme() == "rope_nd" || s.scheme() == "mrope") return rope_op<T>(op, s, in);
   throw spec_error(fmt::format("{}: op '{}' is not implemented", s.scheme(), op));
+}
+
+template <class T, class Plan>
+std::vector<named_tensor<T>> axial_op(std::string_view op, const Plan& plan, const op_inputs& in) {
+  if (op == "inv_freq") return axial_inv_freq<T>(plan);
+  if (op == "rotate") return {{"y", axial_rotate<T>(plan, in.x, in.pos)}};
+  return {{"R", rotation_matrix<T>(plan, in.pos)}};
 }
 
 template <class T>
 std::vector<named_tensor<T>> rope_op(std::string_view op, const spec& s, const op_inputs& in) {
+  if (op == "matrix" && static_cast<std::int64_t>(in.pos.size()) != in.pos_axes) {
+    throw input_error(fmt::format("{}: op 'matrix' takes one position, not {}", s.scheme(), in.pos.size() / in.pos_axes));
+  }
+  if (s.scheme() == "rope_nd") return axial_op<T>(op, rope_nd_plan(s), in);
+  if (s.scheme() == "mrope") return axial_op<T>(op, mrope_plan(s), in);
   if (op == "inv_freq") return rope_inv_freq<T>(s);
   if (op == "rotate") return {{"y", rope_rotate<T>(s, in.x, in.pos)}};
-  if (in.pos.size() != 1) throw input_error(fmt::format("rope: op 'matrix' takes one position, not {}", in.pos.size()));
   return {{"R", rope_matrix<T>(s, in.pos[0])}};
 }
 

@@ -17,6 +17,7 @@ std::deque<scheme_info>& mutable_registry() {
     register_absolute_schemes(r);
     register_sinusoidal_schemes(r);
     register_rope_schemes(r);
+    register_rope_nd_schemes(r);
     return std::deque<scheme_info>(r.begin(), r.end());
   }();
   return all;

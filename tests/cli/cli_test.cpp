@@ -107,6 +107,20 @@ TEST(cli_eval, inv_freq_and_rotate_tables) {
                      "1/1,0.54030230586813977,0.8414709848078965\n");
 }
 
+TEST(cli_eval, position_rows_for_multimodal_rope) {
+  // Equal t/h/w rows rotate like plain rope at that position.
+  const auto m = run("eval rotate 'mrope(dim=4, sections=[1, 1, 0])' --pos '0,0,0;1,1,1' --x 1,0,1,0 --format csv");
+  EXPECT_EQ(m.exit_code, 0) << m.err;
+  // neox pairs (0, 2) at omega 1 and (1, 3) at 0.01; x = [1, 0, 1, 0] turns into
+  // [cos 1 - sin 1, 0, sin 1 + cos 1, 0] (mpmath, nearest doubles).
+  EXPECT_EQ(m.out, "pos/head,y[0],y[1],y[2],y[3]\n0,0,0/0,1,0,1,0\n1,1,1/0,-0.3011686789397568,0,1.3817732906760363,0\n");
+  const auto bad = run("eval rotate 'mrope(dim=4, sections=[1, 1, 0])' --pos '0,0;1,1,1' --x 1,0,1,0");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "pecheck: --pos row '0,0' has 2 values; this scheme reads 3 per token (rows split by ';')\n");
+  const auto inv = run("eval inv_freq 'rope_nd(axes=[2, 2])' --format csv");
+  EXPECT_EQ(inv.out, "row,inv_freq[0],inv_freq[1]\n0,1,1\nrow,attention_factor\n0,1\n");
+}
+
 TEST(cli_eval, accepts_the_json_twin_of_a_spec) {
   const auto r = run(R"(eval encode '{"scheme":"binary","dim":3}' --pos 5 --format csv)");
   EXPECT_EQ(r.exit_code, 0) << r.err;
