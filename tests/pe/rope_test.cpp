@@ -342,3 +342,50 @@ TEST(rope_spec, errors_name_the_field) {
 }
 
 }  // namespace
+
+// ---- the working-precision model (src/pe/schemes/rope_working.hpp) ----
+#include "pe/schemes/rope_working.hpp"
+
+namespace {
+
+// A float kernel forms the angle from float(position): 2^24 + 1 becomes 2^24, so two tokens get
+// the same rotation; the exact reference keeps them apart.
+TEST(rope_working, float_positions_merge_above_2_pow_24) {
+  const auto x = vectors(2, 1, 8, 7);
+  pe::tensor<double> same(x.shape);
+  same.data = x.data;
+  std::copy(x.data.begin(), x.data.begin() + 8, same.data.begin() + 8);  // token 1 = token 0
+  const std::int64_t p = std::int64_t{1} << 24;
+  const auto f = pe::rope_rotate_working<float, float>(parse_spec("rope(dim=8)"), same, std::vector<std::int64_t>{p, p + 1});
+  for (int d = 0; d < 8; ++d) EXPECT_EQ(f.data[d], f.data[8 + d]) << d;
+  const auto exact = rotate<double>("rope(dim=8)", same, {p, p + 1});
+  EXPECT_NE(exact.data[0], exact.data[8]);
+}
+
+// The float model drifts at long context (its angle p * float(omega) is off by ~p * 2^-24 rad);
+// the double model stays near the reference; a bf16 store adds its own 2^-9 rounding.
+TEST(rope_working, error_grows_with_position_in_float) {
+  const auto x = vectors(1, 1, 64, 8);
+  const pe::spec s = parse_spec("rope(dim=64, base=500000)");
+  const std::vector<std::int64_t> pos{1000000};
+  const auto exact = pe::rope_rotate<double>(s, x, pos);
+  const auto in_float = pe::rope_rotate_working<float, float>(s, x, pos);
+  const auto in_double = pe::rope_rotate_working<double, double>(s, x, pos);
+  const auto in_bf16 = pe::rope_rotate_working<float, pe::bf16>(s, x, pos);
+  double worst_float = 0, worst_double = 0, worst_bf16 = 0;
+  for (size_t k = 0; k < exact.data.size(); ++k) {
+    worst_float = std::max(worst_float, std::fabs(in_float.data[k] - exact.data[k]));
+    worst_double = std::max(worst_double, std::fabs(in_double.data[k] - exact.data[k]));
+    worst_bf16 = std::max(worst_bf16, std::fabs(static_cast<double>(in_bf16.data[k]) - exact.data[k]));
+  }
+  std::cout << "max |error| at p = 1e6, |x| <= 2: float " << worst_float << ", double " << worst_double << ", bf16 store "
+            << worst_bf16 << "\n";
+  // Float: omega rounded to 24 bits and p * omega rounded again put the angle off by up to about
+  // p * omega * 2^-23 = 0.12 rad at omega = 1: errors well above 1e-3 are expected.
+  EXPECT_GT(worst_float, 1e-3);
+  // Double: the same analysis with 2^-52 gives about 2e-10 rad, times |x| <= 2 and sqrt 2.
+  EXPECT_LT(worst_double, 1e-9);
+  EXPECT_GT(worst_bf16, worst_double);
+}
+
+}  // namespace
