@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "pe/encode.hpp"
+#include "pe/ops.hpp"
 #include "support/archetype.hpp"
 
 namespace {
@@ -34,6 +34,36 @@ TEST(archetype, every_encoding_compiles_and_agrees) {
   expect_close_to_double("binary(dim=5)");
   expect_close_to_double("learned(dim=3, max_len=8, seed=4)");
   expect_close_to_double("none(dim=2)");
+}
+
+// The RoPE family through the generic path: every scaling's formula, the rotation engine and
+// the axial forms compile with the archetype and agree with the exact binary64 reference.
+TEST(archetype, rope_family_compiles_and_agrees) {
+  for (const char* text :
+       {"rope(dim=8, rotary_dim=6, layout=gptj)", "rope(dim=8, scaling=linear(factor=4))", "rope(dim=8, scaling=ntk(factor=4))",
+        "rope(dim=8, scaling=dynamic(factor=2, original_max=4))", "rope(dim=8, scaling=yarn(factor=4, original_max=64))",
+        "rope(dim=8, scaling=yarn(factor=4, original_max=64, magnitude=ggml, mscale=1, mscale_all_dim=0.5))",
+        "rope(dim=8, base=500000, scaling=llama3(factor=8, original_max=8))",
+        "rope(dim=8, scaling=longrope(short_factor=[1,2,3,4], long_factor=[2,3,4,5], original_max=4, max_pos=16))",
+        "rope_nd(axes=[4, 4])", "mrope(dim=8, sections=[2, 1, 1], interleaved=true)"}) {
+    const pe::spec s = pe::parse_spec(text);
+    const std::int64_t axes = pe::position_axes(s), dim = s.scheme() == "rope_nd" ? 8 : s.integer("dim");
+    pe::tensor<double> x({3, 1, dim});
+    for (size_t k = 0; k < x.data.size(); ++k) x.data[k] = 0.25 * static_cast<double>(k % 7) - 0.5;
+    std::vector<std::int64_t> pos;
+    for (std::int64_t t = 0; t < 3 * axes; ++t) pos.push_back(3 * t + 1);
+    const pe::op_inputs in{pos, axes, x};
+    for (const char* op : {"inv_freq", "rotate"}) {
+      const auto generic = pe::run_op<archetype>(op, s, in);
+      const auto exact = pe::run_op<double>(op, s, in);
+      ASSERT_EQ(generic.size(), exact.size());
+      for (size_t o = 0; o < exact.size(); ++o)
+        for (size_t k = 0; k < exact[o].value.data.size(); ++k) {
+          // The naive angle (p <= 25) and the formulas in plain double: a few ulps of values <= ~3.
+          EXPECT_NEAR(generic[o].value.data[k].value_for_test(), exact[o].value.data[k], 1e-13) << text << " " << op << " " << k;
+        }
+    }
+  }
 }
 
 }  // namespace

@@ -31,6 +31,8 @@ class archetype {
   friend archetype log(archetype a) { return archetype(std::log(a.v_)); }
   friend archetype sqrt(archetype a) { return archetype(std::sqrt(a.v_)); }
   friend archetype abs(archetype a) { return archetype(std::fabs(a.v_)); }
+  friend archetype floor(archetype a) { return archetype(std::floor(a.v_)); }
+  friend archetype ceil(archetype a) { return archetype(std::ceil(a.v_)); }
 
   // Only tests read the value, by name.
   double value_for_test() const { return v_; }
