@@ -24,6 +24,7 @@ struct eval_options {
   std::string spec;
   std::string pos;
   std::string x;
+  std::string rel, qpos, kpos;
   std::int64_t heads = 1;
   unsigned precision = 53;
   std::string format = "table";
@@ -111,6 +112,10 @@ eval_result evaluate(const eval_options& o, const pe::spec& s, const pe::op_inpu
         for (std::int64_t h = 0; h < o.heads; ++h) out.row_labels.push_back(fmt::format("{}/{}", p, h));
     } else if (o.op == "matrix") {
       out.row_title = "row";
+    } else if (o.op == "bias") {
+      out.row_title = "head/q";
+      for (std::int64_t h = 0; h < t.shape[0]; ++h)
+        for (const auto q : in.qpos) out.row_labels.push_back(fmt::format("{}/{}", h, q));
     }
     r.outputs.push_back(std::move(out));
   }
@@ -127,7 +132,14 @@ int run_eval(const eval_options& o) {
     throw pe::spec_error(fmt::format("{}: op '{}' is not supported (ops: {})", s.scheme(), o.op, fmt::join(ops, ", ")));
   }
   pe::op_inputs in;
-  if (o.op != "inv_freq") {
+  if (o.op == "bucket") {
+    if (o.rel.empty()) throw pe::input_error("eval bucket: --rel is required (e.g. --rel -300:300)");
+    in.rel = parse_positions(o.rel, "--rel");
+  } else if (o.op == "bias") {
+    if (o.qpos.empty() || o.kpos.empty()) throw pe::input_error("eval bias: --qpos and --kpos are required (e.g. --qpos 0:4 --kpos 0:4)");
+    in.qpos = parse_positions(o.qpos, "--qpos");
+    in.kpos = parse_positions(o.kpos, "--kpos");
+  } else if (o.op != "inv_freq") {
     if (o.pos.empty()) throw pe::input_error(fmt::format("eval {}: --pos is required (e.g. --pos 0:3)", o.op));
     in.pos_axes = pe::position_axes(s);
     in.pos = parse_position_rows(o.pos, in.pos_axes);
@@ -156,13 +168,16 @@ int run_eval(const eval_options& o) {
 std::function<int()> add_eval_command(CLI::App& app) {
   auto o = std::make_shared<eval_options>();
   auto* cmd = app.add_subcommand("eval", "Evaluate the reference: OP on SPEC, e.g. encode 'sinusoidal(dim=4)' --pos 0:3");
-  cmd->add_option("op", o->op, "encode, inv_freq, rotate or matrix")
+  cmd->add_option("op", o->op, "encode, inv_freq, rotate, matrix, bucket or bias")
       ->required()
-      ->check(CLI::IsMember({"encode", "inv_freq", "rotate", "matrix"}));
+      ->check(CLI::IsMember({"encode", "inv_freq", "rotate", "matrix", "bucket", "bias"}));
   cmd->add_option("spec", o->spec, "the scheme, as spec text or its JSON twin")->required();
   cmd->add_option("--pos", o->pos, "positions: 0,1,2 or a half-open range a:b (or a mix)");
   cmd->add_option("--x", o->x, "rotate's input: T*H*D values row-major, or one D-vector for every token and head");
   cmd->add_option("--heads", o->heads, "heads H of x (default 1)");
+  cmd->add_option("--rel", o->rel, "bucket's relative distances key - query: a list or range like -300:300");
+  cmd->add_option("--qpos", o->qpos, "bias's query positions");
+  cmd->add_option("--kpos", o->kpos, "bias's key positions");
   cmd->add_option("--precision", o->precision, "bits: 53 = binary64 (default); 64 and more = MPFR");
   cmd->add_option("--format", o->format, "table (default), json or csv")->check(CLI::IsMember({"table", "json", "csv"}));
   return [o] { return run_eval(*o); };

@@ -11,6 +11,8 @@
 #include "pe/error.hpp"
 #include "pe/schemes/rope.hpp"
 #include "pe/schemes/rope_nd.hpp"
+#include "pe/schemes/alibi.hpp"
+#include "pe/schemes/t5.hpp"
 #include "pe/spec.hpp"
 #include "pe/tensor.hpp"
 
@@ -21,6 +23,8 @@ struct op_inputs {
   std::vector<std::int64_t> pos;
   std::int64_t pos_axes = 1;
   tensor<double> x;
+  std::vector<std::int64_t> rel;         // bucket: relative distances key - query
+  std::vector<std::int64_t> qpos, kpos;  // bias: query and key positions
 };
 
 // How many position columns a scheme reads: len(axes) for rope_nd, 3 for mrope, else 1.
@@ -47,6 +51,15 @@ std::vector<named_tensor<T>> run_op(std::string_view op, const spec& s, const op
                                   position_axes(s)));
   }
   if (s.scheme() == "rope" || s.scheme() == "rope_nd" || s.scheme() == "mrope") return rope_op<T>(op, s, in);
+  if (s.scheme() == "alibi") return {{"bias", alibi_bias<T>(s, in.qpos, in.kpos)}};
+  if (s.scheme() == "t5" && op == "bias") return {{"bias", t5_bias<T>(s, in.qpos, in.kpos)}};
+  if (s.scheme() == "t5") {
+    tensor<T> b({static_cast<std::int64_t>(in.rel.size())});
+    for (size_t k = 0; k < in.rel.size(); ++k) {
+      b.data[k] = store_integer<T>(t5_bucket(in.rel[k], s.integer("buckets"), s.integer("max_distance"), s.boolean("bidirectional")));
+    }
+    return {{"bucket", std::move(b)}};
+  }
   throw spec_error(fmt::format("{}: op '{}' is not implemented", s.scheme(), op));
 }
 

@@ -18,6 +18,8 @@ std::deque<scheme_info>& mutable_registry() {
     register_sinusoidal_schemes(r);
     register_rope_schemes(r);
     register_rope_nd_schemes(r);
+    register_alibi_schemes(r);
+    register_t5_schemes(r);
     return std::deque<scheme_info>(r.begin(), r.end());
   }();
   return all;

@@ -121,6 +121,22 @@ TEST(cli_eval, position_rows_for_multimodal_rope) {
   EXPECT_EQ(inv.out, "row,inv_freq[0],inv_freq[1]\n0,1,1\nrow,attention_factor\n0,1\n");
 }
 
+// The relative-scheme done-when lines.
+TEST(cli_eval, buckets_and_biases) {
+  const auto b = run("eval bucket 't5(buckets=32, max_distance=128, bidirectional=true)' --rel -300:300 --format json");
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const auto jb = nlohmann::json::parse(b.out);
+  ASSERT_EQ(jb["outputs"]["bucket"]["shape"], nlohmann::json::parse("[600]"));
+  EXPECT_EQ(jb["outputs"]["bucket"]["data"][300], "0");   // rel 0
+  EXPECT_EQ(jb["outputs"]["bucket"]["data"][316], "26");  // rel +16: the exact log boundary
+  EXPECT_EQ(jb["outputs"]["bucket"]["data"][0], "15");    // rel -300
+  const auto a = run("eval bias 'alibi(heads=12)' --qpos 0:4 --kpos 0:4 --format json");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const auto ja = nlohmann::json::parse(a.out);
+  EXPECT_EQ(ja["outputs"]["bias"]["shape"], nlohmann::json::parse("[12, 4, 4]"));
+  EXPECT_EQ(ja["outputs"]["bias"]["data"][4], "-0.5");  // head 0 (slope 1/2), query 1, key 0
+}
+
 TEST(cli_eval, accepts_the_json_twin_of_a_spec) {
   const auto r = run(R"(eval encode '{"scheme":"binary","dim":3}' --pos 5 --format csv)");
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -150,7 +166,11 @@ const bad_call bad_calls[] = {
      "pecheck: --format: xml not in {table,json,csv}\n"},
     {"eval encode 'sinusoidal(dim=4)' --pos 0 --bogus", "pecheck: The following argument was not expected: --bogus\n"},
     {"eval rotate 'sinusoidal(dim=4)' --pos 0", "pecheck: sinusoidal: op 'rotate' is not supported (ops: encode)\n"},
-    {"eval bucket 'sinusoidal(dim=4)' --pos 0", "pecheck: op: bucket not in {encode,inv_freq,rotate,matrix}\n"},
+    {"eval bucket 'sinusoidal(dim=4)' --pos 0", "pecheck: sinusoidal: op 'bucket' is not supported (ops: encode)\n"},
+    {"eval attend2 'sinusoidal(dim=4)' --pos 0", "pecheck: op: attend2 not in {encode,inv_freq,rotate,matrix,bucket,bias}\n"},
+    {"eval bucket 't5()'", "pecheck: eval bucket: --rel is required (e.g. --rel -300:300)\n"},
+    {"eval bias 'alibi(heads=4)' --qpos 0:2", "pecheck: eval bias: --qpos and --kpos are required (e.g. --qpos 0:4 --kpos 0:4)\n"},
+    {"eval bias 'alibi(heads=4)' --qpos 0:2 --kpos x", "pecheck: --kpos 'x': 'x' is not a 64-bit integer\n"},
     {"eval rotate 'rope(dim=4)' --pos 0", "pecheck: eval rotate: --x is required (one dim-vector, or T*H*D values)\n"},
     {"eval rotate 'rope(dim=4)' --pos 0,1 --x 1,2,3",
      "pecheck: --x has 3 values; rotate needs dim=4 (one vector for all) or T*H*D=2*1*4=8\n"},
