@@ -1,0 +1,134 @@
+// Reference attention (op attend): softmax(Q K^T / sqrt(d) + bias + mask) V with every way an encoding enters.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <boost/multiprecision/eigen.hpp>
+#include <fmt/format.h>
+
+#include "pe/encode.hpp"
+#include "pe/error.hpp"
+#include "pe/mp.hpp"
+#include "pe/schemes/alibi.hpp"
+#include "pe/schemes/rope.hpp"
+#include "pe/schemes/rope_nd.hpp"
+#include "pe/schemes/t5.hpp"
+#include "pe/spec.hpp"
+#include "pe/tensor.hpp"
+
+namespace pe {
+
+// attend's inputs. Absolute encodings (integer, normalized, binary, sinusoidal, learned) add
+// their vectors to x before the projections: q = (x + pe) W_q and so on (self-attention over
+// pos). Every other scheme takes q, k, v directly: the RoPE family rotates q at qpos and k at
+// kpos ([T, A] and [S, A] for axial forms); ALiBi and T5 add their bias to the scores; none()
+// is plain attention.
+struct attend_inputs {
+  tensor<double> q, k, v;            // [T, H, D], [S, H, D], [S, H, Dv]
+  tensor<double> x, wq, wk, wv;      // absolute: x [T, d_model], w [d_model, H * D]
+  std::int64_t heads = 0;            // absolute: H
+  std::vector<std::int64_t> qpos, kpos;
+  bool causal = false;               // mask keys whose position is after the query's
+};
+
+// Whether a scheme's vectors are added to the inputs (the four-term expansion applies).
+inline bool is_absolute(const spec& s) {
+  for (const char* name : {"integer", "normalized", "binary", "sinusoidal", "learned"})
+    if (s.scheme() == name) return true;
+  return false;
+}
+
+namespace detail {
+
+using wide_matrix = Eigen::Matrix<mp_real, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+inline wide_matrix to_wide(const tensor<double>& t, std::int64_t rows, std::int64_t cols) {
+  wide_matrix m(rows, cols);
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t c = 0; c < cols; ++c) m(r, c) = mp_real(t.data[static_cast<size_t>(r * cols + c)]);
+  return m;
+}
+
+inline void require_shape(const tensor<double>& t, const char* name, size_t rank) {
+  if (t.shape.size() != rank) {
+    throw input_error(fmt::format("attend: {} has shape [{}]; it needs {} axes", name, fmt::join(t.shape, ", "), rank));
+  }
+}
+
+// q, k, v in wide precision as [rows, H * D] matrices, after the scheme's input-side changes.
+struct projected {
+  wide_matrix q, k, v;
+  std::int64_t heads, dim, value_dim;
+};
+
+projected project(const spec& s, const attend_inputs& in);
+tensor<mp_real> bias(const spec& s, const attend_inputs& in, std::int64_t heads);
+
+}  // namespace detail
+
+// out [T, H, Dv], computed in MPFR (128 bits for stored binary formats, output + 64 for MPFR)
+// and rounded once. Softmax subtracts the row maximum, so it stays exact at any precision.
+template <class T>
+tensor<T> attend(const spec& s, const attend_inputs& in) {
+  const unsigned out_bits = mp_output_bits();
+  mp_precision scope(std::is_same_v<T, mp_real> ? out_bits + 64 : 128);
+  const auto p = detail::project(s, in);
+  const std::int64_t n_q = p.q.rows(), n_k = p.k.rows(), heads = p.heads, d = p.dim, dv = p.value_dim;
+  const auto b = detail::bias(s, in, heads);
+  const bool masked = in.causal;
+  if (masked && (static_cast<std::int64_t>(in.qpos.size()) != n_q || static_cast<std::int64_t>(in.kpos.size()) != n_k)) {
+    throw input_error("attend: causal=true needs one position per query (qpos) and per key (kpos)");
+  }
+  const mp_real scale = 1 / sqrt(mp_real(d));
+  tensor<T> out({n_q, heads, dv});
+  std::vector<mp_real> z(static_cast<size_t>(n_k));
+  for (std::int64_t h = 0; h < heads; ++h)
+    for (std::int64_t i = 0; i < n_q; ++i) {
+      bool any = false;
+      mp_real top;
+      for (std::int64_t j = 0; j < n_k; ++j) {
+        if (masked && in.kpos[j] > in.qpos[i]) continue;
+        mp_real dot = 0;
+        for (std::int64_t c = 0; c < d; ++c) dot += p.q(i, h * d + c) * p.k(j, h * d + c);
+        z[j] = dot * scale;
+        if (!b.data.empty()) z[j] += b.data[static_cast<size_t>((h * n_q + i) * n_k + j)];
+        if (!any || z[j] > top) top = z[j];
+        any = true;
+      }
+      if (!any) throw input_error(fmt::format("attend: query {} (position {}) has no key at or before it", i, in.qpos[i]));
+      mp_real total = 0;
+      for (std::int64_t j = 0; j < n_k; ++j) {
+        if (masked && in.kpos[j] > in.qpos[i]) continue;
+        z[j] = exp(z[j] - top);
+        total += z[j];
+      }
+      for (std::int64_t c = 0; c < dv; ++c) {
+        mp_real acc = 0;
+        for (std::int64_t j = 0; j < n_k; ++j) {
+          if (masked && in.kpos[j] > in.qpos[i]) continue;
+          acc += z[j] * p.v(j, h * dv + c);
+        }
+        const mp_real value = acc / total;
+        out.data[static_cast<size_t>((i * heads + h) * dv + c)] =
+            std::is_same_v<T, mp_real> ? T(round_to_bits(value, out_bits)) : store_as<T>(value);
+      }
+    }
+  return out;
+}
+
+// The four terms of an absolute additive score (seed 000 / 004): with q_i = (x_i + p_i) W_q and
+// k_j = (x_j + p_j) W_k, q_i . k_j = word.word + word.position + position.word +
+// position.position. Returned per head as [H, T, T] each, with the full q_i . k_j alongside.
+struct four_terms {
+  tensor<mp_real> word_word, word_position, position_word, position_position, score;
+};
+four_terms absolute_score_terms(const spec& s, const attend_inputs& in);
+
+extern template tensor<double> attend<double>(const spec&, const attend_inputs&);
+extern template tensor<float> attend<float>(const spec&, const attend_inputs&);
+extern template tensor<mp_real> attend<mp_real>(const spec&, const attend_inputs&);
+
+}  // namespace pe
