@@ -8,7 +8,9 @@ namespace pe {
 
 turn_fraction fraction_of_turn(const mp_real& omega) {
   // nu = frac(omega / 2pi) * 2^192, rounded to an integer; the dropped integer part of
-  // omega / 2pi contributes whole turns only, since p is an integer.
+  // omega / 2pi contributes whole turns only, since p is an integer. omega carries enough
+  // bits for its fraction (omega_with_fraction_bits); the division keeps them.
+  mp_working_bits scope(bits_of(omega));
   mp_real nu = omega / two_pi();
   nu -= floor(nu);
   mpfr_mul_2ui(nu.backend().data(), nu.backend().data(), 192, MPFR_RNDN);
@@ -94,18 +96,9 @@ std::pair<double, double> sin_cos_turns(std::int64_t p, const turn_fraction& f) 
   return undo_quarter_turns(std::fma(c_h, a.lo, s_h), std::fma(-s_h, a.lo, c_h), a);
 }
 
-std::pair<mp_real, mp_real> sin_cos_turns_wide(std::int64_t p, const turn_fraction& f) {
-  const reduced_angle a = reduce_turns(p, f);
-  mp_working_bits scope(wide_phase_bits);
-  const mp_real r = mp_real(a.hi) + mp_real(a.lo);  // exact: hi + lo spans at most 107 bits
-  mp_real s, c;
-  mpfr_sin_cos(s.backend().data(), c.backend().data(), r.backend().data(), MPFR_RNDN);
-  return undo_quarter_turns(s, c, a);
-}
-
-std::pair<mp_real, mp_real> phase_table<mp_real>::sin_cos_wide(std::int64_t p, int i) const {
-  mp_working_bits scope(working_bits_);
-  const mp_real angle = mp_real(p) * omega_[i];  // p is exact; the product keeps working_bits_
+std::pair<mp_real, mp_real> sin_cos_of_product(std::int64_t p, const mp_real& omega) {
+  mp_working_bits scope(bits_of(omega) + 64);
+  const mp_real angle = mp_real(p) * omega;  // p is exact; the product keeps every bit
   mp_real s, c;
   mpfr_sin_cos(s.backend().data(), c.backend().data(), angle.backend().data(), MPFR_RNDN);
   return {s, c};

@@ -1,5 +1,6 @@
 // sin and cos of p * omega_i for any int64 position p, accurate at every position (no naive angle).
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <utility>
@@ -55,47 +56,70 @@ struct reduced_angle {
 };
 reduced_angle reduce_turns(std::int64_t p, const turn_fraction& f);
 
-// sin and cos of 2pi * frac(p * f): in binary64 (glibc on the double-double angle), or wide,
-// in MPFR at wide_phase_bits, for results that feed further arithmetic (a rotation's
-// c x_a - s x_b can cancel, and needs its sin and cos well past 53 bits).
-inline constexpr unsigned wide_phase_bits = 128;
+// sin and cos of 2pi * frac(p * f) in binary64 (glibc on the double-double angle).
 std::pair<double, double> sin_cos_turns(std::int64_t p, const turn_fraction& f);
-std::pair<mp_real, mp_real> sin_cos_turns_wide(std::int64_t p, const turn_fraction& f);
+
+// omega_i evaluated with `bits` significant bits plus its binary exponent, so that its
+// fractional part in turns stays exact to about 2^-bits even for omega far above 1 (a
+// 64-bit first pass finds the exponent; freqs=[1e300] or a factor of 1e-300 stay exact).
+template <class Freq>
+mp_real omega_with_fraction_bits(const Freq& f, int i, unsigned bits) {
+  long exponent = 0;
+  {
+    mp_working_bits estimate(64);
+    const mp_real w = f.template omega<mp_real>(i);
+    if (mpfr_regular_p(w.backend().data())) exponent = std::max(0L, static_cast<long>(mpfr_get_exp(w.backend().data())));
+  }
+  mp_working_bits scope(bits + static_cast<unsigned>(exponent) + 2);
+  return f.template omega<mp_real>(i);
+}
+
+// sin and cos of p * omega in MPFR at omega's precision + 64 bits (p has at most 64).
+std::pair<mp_real, mp_real> sin_cos_of_product(std::int64_t p, const mp_real& omega);
+
+// Bits of the wide sin/cos and of the rotation arithmetic built on them, for outputs stored
+// in binary formats: 256, so an output survives cancellation down to 2^-190 of its inputs
+// (proofs/precision.rotate_wide.md).
+inline constexpr unsigned wide_result_bits = 256;
 
 template <>
 class phase_table<double> {
  public:
   template <class Freq>
   phase_table(const Freq& f, int n) {
-    mp_working_bits scope(320);
     turns_.reserve(n);
-    for (int i = 0; i < n; ++i) turns_.push_back(fraction_of_turn(f.template omega<mp_real>(i)));
+    wide_.reserve(n);
+    for (int i = 0; i < n; ++i) {
+      turns_.push_back(fraction_of_turn(omega_with_fraction_bits(f, i, 320)));
+      wide_.push_back(omega_with_fraction_bits(f, i, wide_result_bits + 128));
+    }
   }
   std::pair<double, double> sin_cos(std::int64_t p, int i) const { return sin_cos_turns(p, turns_[i]); }
-  std::pair<mp_real, mp_real> sin_cos_wide(std::int64_t p, int i) const { return sin_cos_turns_wide(p, turns_[i]); }
+  // At wide_result_bits + 128 bits and more: for rotations whose c x_a - s x_b may cancel.
+  std::pair<mp_real, mp_real> sin_cos_wide(std::int64_t p, int i) const { return sin_cos_of_product(p, wide_[i]); }
 
  private:
   std::vector<turn_fraction> turns_;
+  std::vector<mp_real> wide_;
 };
 
 // Guard bits of the MPFR path: |p| < 2^63 magnifies omega's relative error by up to 2^63,
-// and results near a zero of sin/cos need headroom below the output ulp.
+// and results near a zero of sin/cos, or rotations that cancel, need headroom below the
+// output ulp.
 inline constexpr unsigned mp_phase_guard_bits = 192;
 
 template <>
 class phase_table<mp_real> {
  public:
   template <class Freq>
-  phase_table(const Freq& f, int n) : working_bits_(mp_output_bits() + mp_phase_guard_bits) {
-    mp_working_bits scope(working_bits_);
+  phase_table(const Freq& f, int n) {
     omega_.reserve(n);
-    for (int i = 0; i < n; ++i) omega_.push_back(f.template omega<mp_real>(i));
+    for (int i = 0; i < n; ++i) omega_.push_back(omega_with_fraction_bits(f, i, mp_output_bits() + mp_phase_guard_bits));
   }
-  std::pair<mp_real, mp_real> sin_cos(std::int64_t p, int i) const;       // rounded to output bits
-  std::pair<mp_real, mp_real> sin_cos_wide(std::int64_t p, int i) const;  // at the working bits
+  std::pair<mp_real, mp_real> sin_cos(std::int64_t p, int i) const;  // rounded to output bits
+  std::pair<mp_real, mp_real> sin_cos_wide(std::int64_t p, int i) const { return sin_cos_of_product(p, omega_[i]); }
 
  private:
-  unsigned working_bits_;
   std::vector<mp_real> omega_;
 };
 

@@ -42,7 +42,8 @@ TEST(archetype, rope_family_compiles_and_agrees) {
   for (const char* text :
        {"rope(dim=8, rotary_dim=6, layout=gptj)", "rope(dim=8, scaling=linear(factor=4))", "rope(dim=8, scaling=ntk(factor=4))",
         "rope(dim=8, scaling=dynamic(factor=2, original_max=4))", "rope(dim=8, scaling=yarn(factor=4, original_max=64))",
-        "rope(dim=8, scaling=yarn(factor=4, original_max=64, magnitude=ggml, mscale=1, mscale_all_dim=0.5))",
+        "rope(dim=8, scaling=yarn(factor=4, original_max=64, magnitude=ggml, attention_factor=0.5))",
+        "rope(dim=8, scaling=yarn(factor=4, original_max=64, mscale=1, mscale_all_dim=0.5))",
         "rope(dim=8, base=500000, scaling=llama3(factor=8, original_max=8))",
         "rope(dim=8, scaling=longrope(short_factor=[1,2,3,4], long_factor=[2,3,4,5], original_max=4, max_pos=16))",
         "rope_nd(axes=[4, 4])", "mrope(dim=8, sections=[2, 1, 1], interleaved=true)"}) {

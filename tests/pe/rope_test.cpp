@@ -407,3 +407,66 @@ TEST(rope_working, error_grows_with_position_in_float) {
 }
 
 }  // namespace
+
+namespace {
+
+// Found by review: inputs along a continued-fraction convergent of tan(1) make c x_a - s x_b
+// cancel to 1e-18 of |x| (2^-110). The wide path (256 bits from 384-bit phases) keeps it.
+// mpmath at 200 digits: cos 1 * 5299590348556454 - sin 1 * 3402827830284945 = -5.1326861154437623e-18.
+TEST(rope_rotate, deep_cancellation_stays_within_the_bound) {
+  pe::tensor<double> x({1, 1, 2});
+  x.data = {5299590348556454, 3402827830284945};
+  const auto y = rotate<double>("rope(dim=2)", x, {1});
+  pe::mp_precision scope(256);
+  EXPECT_LE(pe::error_in_ulps(y.data[0], mp_real("-5.132686115443762310415927557796633777023e-18"), pe::binary64), 0.5 + 1e-9);
+  const auto e = rotate<mp_real>("rope(dim=2)", x, {1});
+  EXPECT_LT(abs(e.data[0] / mp_real("-5.132686115443762310415927557796633777023e-18") - 1), mp_real("1e-38"));
+}
+
+// Frequencies far above 1 keep their fraction of a turn exact (mpmath at 200 digits: cos and
+// sin of the doubles nearest 1e96 and 1e300).
+TEST(rope_rotate, huge_frequencies_are_reduced_exactly) {
+  pe::tensor<double> x({1, 1, 2});
+  x.data = {1, 0};
+  const std::pair<const char*, std::pair<const char*, const char*>> cases[] = {
+      {"rope(dim=2, freqs=[1e96])", {"-0.206173057720127522272101666823243372237", "0.9785155442149771823358237780910032050277"}},
+      {"rope(dim=2, freqs=[1e300])", {"-0.5753861119575490466882442759658061506357", "-0.8178819121159085970458852827554262120114"}},
+  };
+  for (const auto& [text, want] : cases) {
+    const auto y = rotate<double>(text, x, {1});
+    const auto inv = pe::rope_inv_freq<double>(parse_spec(text))[0].value.data;
+    pe::mp_precision scope(256);
+    EXPECT_LE(pe::error_in_ulps(y.data[0], mp_real(want.first), pe::binary64), 0.5 + 1e-9) << text;
+    EXPECT_LE(pe::error_in_ulps(y.data[1], mp_real(want.second), pe::binary64), 0.5 + 1e-9) << text;
+    const auto e = rotate<mp_real>(text, x, {1});
+    EXPECT_LT(abs(e.data[0] - mp_real(want.first)), mp_real("1e-39")) << text;
+  }
+  // The same through a scaling: linear(factor=1e-200) makes omega = 1e200 / 1.
+  pe::tensor<double> x2({1, 1, 2});
+  x2.data = {1, 0};
+  const auto fast = rotate<double>("rope(dim=2, scaling=linear(factor=1e-200))", x2, {3});
+  pe::mp_precision scope(256);
+  const auto exact = rotate<mp_real>("rope(dim=2, scaling=linear(factor=1e-200))", x2, {3});
+  EXPECT_LE(pe::error_in_ulps(fast.data[0], exact.data[0], pe::binary64), 1.0);
+}
+
+TEST(rope_scaling, seq_len_saturates_at_the_largest_position) {
+  const std::int64_t top = std::numeric_limits<std::int64_t>::max();
+  const auto scaled = pe::rope_matrix<double>(parse_spec("rope(dim=4, scaling=dynamic(factor=2, original_max=16))"), top);
+  const auto plain = pe::rope_matrix<double>(parse_spec("rope(dim=4)"), top);
+  EXPECT_NE(scaled.data[1 * 4 + 1], plain.data[1 * 4 + 1]);  // pair 1 (neox dims 1, 3) is rescaled; pair 0 has omega 1 either way
+  EXPECT_EQ(pe::call_seq_len(std::vector<std::int64_t>{5, top, 7}), top);
+}
+
+TEST(rope_scaling, longrope_factor_and_checks) {
+  pe::mp_precision scope(256);
+  const auto att = pe::rope_inv_freq<mp_real>(parse_spec(
+      "rope(dim=4, scaling=longrope(short_factor=[1, 1], long_factor=[2, 2], original_max=16, max_pos=64, factor=8))"))[1].value.data.at(0);
+  EXPECT_LT(abs(att - sqrt(mp_real("1.75"))), mp_real("1e-70"));  // sqrt(1 + ln 8 / ln 16): the explicit factor wins
+  EXPECT_EQ(error_of("rope(dim=4, scaling=longrope(short_factor=[1, 1], long_factor=[2, 2], original_max=1, max_pos=64))"),
+            "longrope: original_max=1 makes ln(original_max) = 0 in the attention factor; use >= 2");
+  EXPECT_EQ(error_of("rope(dim=8, scaling=yarn(factor=4, original_max=64, magnitude=ggml, mscale=1))"),
+            "yarn: magnitude=ggml takes ggml's attn_factor as attention_factor; mscale and mscale_all_dim are HF's");
+}
+
+}  // namespace

@@ -69,6 +69,9 @@ void register_scalings(std::vector<scheme_info>& out) {
         if (s.choice("magnitude") == "ggml" && !s.boolean("truncate")) {
           throw spec_error("yarn: magnitude=ggml always truncates the correction range; truncate=false is not ggml");
         }
+        if (s.choice("magnitude") == "ggml" && (s.has("mscale") || s.has("mscale_all_dim"))) {
+          throw spec_error("yarn: magnitude=ggml takes ggml's attn_factor as attention_factor; mscale and mscale_all_dim are HF's");
+        }
       }};
   out.push_back(yarn);
   out.push_back({"llama3", "rope_scaling",
@@ -93,9 +96,15 @@ void register_scalings(std::vector<scheme_info>& out) {
                   integer_param("max_pos", "the extended context (HF: max_position_embeddings)", std::nullopt, 1,
                                 max_table_length),
                   seq_len_param(),
+                  optional_param(real_param("factor", "the extension factor s (default max_pos/original_max)", std::nullopt, positive)),
                   optional_param(real_param("attention_factor", "explicit attention factor", std::nullopt, positive))},
                  {},
-                 {}});
+                 [](const spec& s) {
+                   if (s.integer("original_max") < 2) {
+                     throw spec_error(fmt::format("longrope: original_max={} makes ln(original_max) = 0 in the attention factor; use >= 2",
+                                                  s.integer("original_max")));
+                   }
+                 }});
 }
 
 void validate_rope(const spec& s) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -133,7 +134,8 @@ struct rope_frequencies {
     if (sc.scheme() == "longrope") {
       if (sc.has("attention_factor")) return U(sc.real("attention_factor"));
       const U original(sc.integer("original_max"));
-      const U f = U(sc.integer("max_pos")) / original;
+      // HF v5: an explicit factor, else max_position_embeddings / original_max_position_embeddings.
+      const U f = sc.has("factor") ? U(sc.real("factor")) : U(sc.integer("max_pos")) / original;
       return f <= U(1) ? U(1) : sqrt(U(1) + log(f) / log(original));
     }
     return U(1);
@@ -159,9 +161,13 @@ inline rotation_plan<rope_frequencies> rope_plan(const spec& s, std::optional<st
   return {s.integer("dim"), 1, layout_pairs(s.choice("layout") == "neox", freq.rotary), freq};
 }
 
-// The sequence length a call implies: max(pos) + 1 (dynamic and longrope read it).
+// The sequence length a call implies: max(pos) + 1 (dynamic and longrope read it), saturated
+// at INT64_MAX (a position of INT64_MAX still counts as past any original_max).
+inline std::int64_t seq_len_after(std::int64_t max_pos) {
+  return max_pos == std::numeric_limits<std::int64_t>::max() ? max_pos : max_pos + 1;
+}
 inline std::int64_t call_seq_len(std::span<const std::int64_t> pos) {
-  return pos.empty() ? 0 : *std::max_element(pos.begin(), pos.end()) + 1;
+  return pos.empty() ? 0 : seq_len_after(*std::max_element(pos.begin(), pos.end()));
 }
 
 // inv_freq: the effective frequencies [rotary_dim/2] and the attention factor [].
@@ -189,7 +195,7 @@ tensor<T> rope_rotate(const spec& s, const tensor<double>& x, std::span<const st
 // identity on the pass-through dims), so that rotate = attention_factor * R_p x there.
 template <class T>
 tensor<T> rope_matrix(const spec& s, std::int64_t p) {
-  return rotation_matrix<T>(rope_plan(s, p + 1), std::span<const std::int64_t>(&p, 1));
+  return rotation_matrix<T>(rope_plan(s, seq_len_after(p)), std::span<const std::int64_t>(&p, 1));
 }
 
 }  // namespace pe

@@ -30,10 +30,11 @@ struct rotation_plan {
   Freq freq;
 };
 
-// Working bits of the wide intermediates: 128 for stored binary formats, output + 64 for MPFR.
+// Working bits of the rotation arithmetic: 256 for stored binary formats, output + 192 for
+// MPFR, so outputs survive cancellation down to 2^-190 (binary) or 2^-128 (MPFR) of the inputs.
 template <class T>
 unsigned rotation_wide_bits() {
-  return std::is_same_v<T, mp_real> ? mp_output_bits() + 64 : wide_phase_bits;
+  return std::is_same_v<T, mp_real> ? mp_output_bits() + mp_phase_guard_bits : wide_result_bits;
 }
 
 // y = factor * R_pos x on the paired dims, x unchanged elsewhere (HF concatenates the
@@ -89,7 +90,7 @@ tensor<T> rotation_matrix(const rotation_plan<Freq>& plan, std::span<const std::
     const auto& pr = plan.pairs[k];
     const auto [sn, cs] = phases.sin_cos_wide(pos[pr.axis], static_cast<int>(k));
     r(pr.a, pr.a) = store_as<T>(cs);
-    r(pr.a, pr.b) = store_as<T>(W(-sn));
+    r(pr.a, pr.b) = store_as<T>(W(0) - sn);  // 0 - s, not -s: +0 at position 0
     r(pr.b, pr.a) = store_as<T>(sn);
     r(pr.b, pr.b) = store_as<T>(cs);
   }
