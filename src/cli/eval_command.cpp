@@ -96,10 +96,16 @@ std::vector<std::string> token_labels(const std::vector<std::int64_t>& pos, std:
   return out;
 }
 
+// The most values eval prints (each becomes a decimal string of up to ~20000 characters).
+constexpr std::size_t max_printed_values = std::size_t{1} << 22;
+
 template <class T>
 eval_result evaluate(const eval_options& o, const pe::spec& s, const pe::op_inputs& in) {
   eval_result r{o.op, s.text(), o.precision, {}};
   for (auto& [name, t] : pe::run_op<T>(o.op, s, in)) {
+    if (t.data.size() > max_printed_values) {
+      throw pe::input_error(fmt::format("eval: {} has {} values; eval prints at most {}", name, t.data.size(), max_printed_values));
+    }
     text_tensor out{name, t.shape, {}, "", {}};
     out.data.reserve(t.data.size());
     for (const auto& v : t.data) out.data.push_back(pe::to_decimal(v));
