@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/attend_input.hpp"
 #include "cli/output.hpp"
 #include "cli/positions.hpp"
 #include "pe/error.hpp"
@@ -25,6 +26,7 @@ struct eval_options {
   std::string pos;
   std::string x;
   std::string rel, qpos, kpos;
+  std::string input;
   std::int64_t heads = 1;
   unsigned precision = 53;
   std::string format = "table";
@@ -118,6 +120,10 @@ eval_result evaluate(const eval_options& o, const pe::spec& s, const pe::op_inpu
         for (std::int64_t h = 0; h < o.heads; ++h) out.row_labels.push_back(fmt::format("{}/{}", p, h));
     } else if (o.op == "matrix") {
       out.row_title = "row";
+    } else if (o.op == "attend") {
+      out.row_title = "query/head";
+      for (std::int64_t i = 0; i < t.shape[0]; ++i)
+        for (std::int64_t h = 0; h < t.shape[1]; ++h) out.row_labels.push_back(fmt::format("{}/{}", i, h));
     } else if (o.op == "bias") {
       out.row_title = "head/q";
       for (std::int64_t h = 0; h < t.shape[0]; ++h)
@@ -138,7 +144,10 @@ int run_eval(const eval_options& o) {
     throw pe::spec_error(fmt::format("{}: op '{}' is not supported (ops: {})", s.scheme(), o.op, fmt::join(ops, ", ")));
   }
   pe::op_inputs in;
-  if (o.op == "bucket") {
+  if (o.op == "attend") {
+    if (o.input.empty()) throw pe::input_error("eval attend: --input FILE.json is required (q, k, v, positions; see --help)");
+    in.attend = read_attend_input(o.input, pe::position_axes(s));
+  } else if (o.op == "bucket") {
     if (o.rel.empty()) throw pe::input_error("eval bucket: --rel is required (e.g. --rel -300:300)");
     in.rel = parse_positions(o.rel, "--rel");
   } else if (o.op == "bias") {
@@ -174,9 +183,9 @@ int run_eval(const eval_options& o) {
 std::function<int()> add_eval_command(CLI::App& app) {
   auto o = std::make_shared<eval_options>();
   auto* cmd = app.add_subcommand("eval", "Evaluate the reference: OP on SPEC, e.g. encode 'sinusoidal(dim=4)' --pos 0:3");
-  cmd->add_option("op", o->op, "encode, inv_freq, rotate, matrix, bucket or bias")
+  cmd->add_option("op", o->op, "encode, inv_freq, rotate, matrix, bucket, bias or attend")
       ->required()
-      ->check(CLI::IsMember({"encode", "inv_freq", "rotate", "matrix", "bucket", "bias"}));
+      ->check(CLI::IsMember({"encode", "inv_freq", "rotate", "matrix", "bucket", "bias", "attend"}));
   cmd->add_option("spec", o->spec, "the scheme, as spec text or its JSON twin")->required();
   cmd->add_option("--pos", o->pos, "positions: 0,1,2 or a half-open range a:b (or a mix)");
   cmd->add_option("--x", o->x, "rotate's input: T*H*D values row-major, or one D-vector for every token and head");
@@ -184,6 +193,9 @@ std::function<int()> add_eval_command(CLI::App& app) {
   cmd->add_option("--rel", o->rel, "bucket's relative distances key - query: a list or range like -300:300");
   cmd->add_option("--qpos", o->qpos, "bias's query positions");
   cmd->add_option("--kpos", o->kpos, "bias's key positions");
+  cmd->add_option("--input", o->input,
+                  "attend's inputs as JSON: {\"q\": {\"shape\": [T,H,D], \"data\": [...]}, \"k\", \"v\", \"qpos\", "
+                  "\"kpos\", \"causal\"}; absolute encodings take \"x\", \"wq\", \"wk\", \"wv\", \"heads\" instead of q, k, v");
   cmd->add_option("--precision", o->precision, "bits: 53 = binary64 (default); 64 and more = MPFR");
   cmd->add_option("--format", o->format, "table (default), json or csv")->check(CLI::IsMember({"table", "json", "csv"}));
   return [o] { return run_eval(*o); };

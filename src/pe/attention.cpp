@@ -53,9 +53,8 @@ bool is_rope_family(const spec& s) { return s.scheme() == "rope" || s.scheme() =
 
 projected project(const spec& s, const attend_inputs& in) {
   const auto& ops = s.info().ops;
-  if (!is_absolute(s) && std::find(ops.begin(), ops.end(), "attend") == ops.end() && s.scheme() != "none" &&
-      !is_rope_family(s)) {
-    throw spec_error(fmt::format("{}: op 'attend' is not supported", s.scheme()));
+  if (std::find(ops.begin(), ops.end(), "attend") == ops.end()) {
+    throw spec_error(fmt::format("{}: op 'attend' is not supported (ops: {})", s.scheme(), fmt::join(ops, ", ")));
   }
   if (is_absolute(s)) {
     const wide_matrix xs = encoded_inputs(s, in);

@@ -78,10 +78,14 @@ tensor<T> attend(const spec& s, const attend_inputs& in) {
   const auto p = detail::project(s, in);
   const std::int64_t n_q = p.q.rows(), n_k = p.k.rows(), heads = p.heads, d = p.dim, dv = p.value_dim;
   const auto b = detail::bias(s, in, heads);
+  // The causal mask compares positions: the position itself, or for schemes with several
+  // position columns the first (temporal) one. Key j is hidden from query i when it is later.
   const bool masked = in.causal;
-  if (masked && (static_cast<std::int64_t>(in.qpos.size()) != n_q || static_cast<std::int64_t>(in.kpos.size()) != n_k)) {
-    throw input_error("attend: causal=true needs one position per query (qpos) and per key (kpos)");
+  const std::int64_t axes = position_axes(s);
+  if (masked && (static_cast<std::int64_t>(in.qpos.size()) != n_q * axes || static_cast<std::int64_t>(in.kpos.size()) != n_k * axes)) {
+    throw input_error("attend: causal=true needs the positions of every query (qpos) and key (kpos)");
   }
+  const auto later = [&](std::int64_t i, std::int64_t j) { return in.kpos[j * axes] > in.qpos[i * axes]; };
   const mp_real scale = 1 / sqrt(mp_real(d));
   tensor<T> out({n_q, heads, dv});
   std::vector<mp_real> z(static_cast<size_t>(n_k));
@@ -90,7 +94,7 @@ tensor<T> attend(const spec& s, const attend_inputs& in) {
       bool any = false;
       mp_real top;
       for (std::int64_t j = 0; j < n_k; ++j) {
-        if (masked && in.kpos[j] > in.qpos[i]) continue;
+        if (masked && later(i, j)) continue;
         mp_real dot = 0;
         for (std::int64_t c = 0; c < d; ++c) dot += p.q(i, h * d + c) * p.k(j, h * d + c);
         z[j] = dot * scale;
@@ -98,22 +102,23 @@ tensor<T> attend(const spec& s, const attend_inputs& in) {
         if (!any || z[j] > top) top = z[j];
         any = true;
       }
-      if (!any) throw input_error(fmt::format("attend: query {} (position {}) has no key at or before it", i, in.qpos[i]));
+      if (!any) throw input_error(fmt::format("attend: query {} (position {}) has no key at or before it", i, in.qpos[i * axes]));
       mp_real total = 0;
       for (std::int64_t j = 0; j < n_k; ++j) {
-        if (masked && in.kpos[j] > in.qpos[i]) continue;
+        if (masked && later(i, j)) continue;
         z[j] = exp(z[j] - top);
         total += z[j];
       }
       for (std::int64_t c = 0; c < dv; ++c) {
         mp_real acc = 0;
         for (std::int64_t j = 0; j < n_k; ++j) {
-          if (masked && in.kpos[j] > in.qpos[i]) continue;
+          if (masked && later(i, j)) continue;
           acc += z[j] * p.v(j, h * dv + c);
         }
         const mp_real value = acc / total;
-        out.data[static_cast<size_t>((i * heads + h) * dv + c)] =
-            std::is_same_v<T, mp_real> ? T(round_to_bits(value, out_bits)) : store_as<T>(value);
+        auto& slot = out.data[static_cast<size_t>((i * heads + h) * dv + c)];
+        if constexpr (std::is_same_v<T, mp_real>) slot = round_to_bits(value, out_bits);
+        else slot = store_as<T>(value);
       }
     }
   return out;

@@ -13,6 +13,7 @@
 #include "pe/schemes/rope_nd.hpp"
 #include "pe/schemes/alibi.hpp"
 #include "pe/schemes/t5.hpp"
+#include "pe/attention.hpp"
 #include "pe/spec.hpp"
 #include "pe/tensor.hpp"
 
@@ -25,14 +26,9 @@ struct op_inputs {
   tensor<double> x;
   std::vector<std::int64_t> rel;         // bucket: relative distances key - query
   std::vector<std::int64_t> qpos, kpos;  // bias: query and key positions
+  attend_inputs attend;                  // attend: q, k, v (or x and projections), positions, mask
 };
 
-// How many position columns a scheme reads: len(axes) for rope_nd, 3 for mrope, else 1.
-inline std::int64_t position_axes(const spec& s) {
-  if (s.scheme() == "rope_nd") return static_cast<std::int64_t>(s.reals("axes").size());
-  if (s.scheme() == "mrope") return 3;
-  return 1;
-}
 
 template <class T>
 std::vector<named_tensor<T>> rope_op(std::string_view op, const spec& s, const op_inputs& in);
@@ -46,6 +42,14 @@ std::vector<named_tensor<T>> run_op(std::string_view op, const spec& s, const op
     throw spec_error(fmt::format("{}: op '{}' is not supported (ops: {})", s.scheme(), op, fmt::join(ops, ", ")));
   }
   if (op == "encode") return {{"pe", encode<T>(s, in.pos)}};
+  if (op == "attend") {
+    // attend computes in MPFR: it is instantiated for binary64, binary32 and MPFR outputs.
+    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float> || std::is_same_v<T, mp_real>) {
+      return {{"out", attend<T>(s, in.attend)}};
+    } else {
+      throw spec_error(fmt::format("op 'attend' stores f64, f32 or MPFR outputs, not {}", scalar_name<T>()));
+    }
+  }
   if (!in.pos.empty() && in.pos_axes != position_axes(s)) {
     throw input_error(fmt::format("{}: positions have {} columns; this scheme reads {}", s.scheme(), in.pos_axes,
                                   position_axes(s)));

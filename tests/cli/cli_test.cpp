@@ -137,6 +137,38 @@ TEST(cli_eval, buckets_and_biases) {
   EXPECT_EQ(ja["outputs"]["bias"]["data"][4], "-0.5");  // head 0 (slope 1/2), query 1, key 0
 }
 
+// attend reads q, k, v and positions from a JSON file, for every scheme that supports it.
+TEST(cli_eval, attend_from_an_input_file) {
+  const std::string path = ::testing::TempDir() + "pecheck_attend_input.json";
+  {
+    std::ofstream f(path);
+    f << R"j({"q": {"shape": [2, 1, 2], "data": [1, 0, 0, 1]}, "k": {"shape": [2, 1, 2], "data": [1, 0, 0, 1]},
+             "v": {"shape": [2, 1, 1], "data": [1, "0x1p1"]}, "qpos": [0, 1], "kpos": [0, 1], "causal": true})j";
+  }
+  // none(): query 1 sees scores 0 and 1/sqrt 2, so out = (1 + 2 e^(1/sqrt 2)) / (1 + e^(1/sqrt 2)):
+  // mpmath 1.669761549326656886..., whose nearest double prints as 1.6697615493266569.
+  const auto plain = run("eval attend 'none()' --input " + path + " --format csv");
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out, "query/head,out[0]\n0/0,1\n1/0,1.6697615493266569\n");
+  for (const char* spec : {"rope(dim=2)", "alibi(heads=1)", "t5(heads=1)", "mrope(dim=2, sections=[1, 0, 0])"}) {
+    const std::string file = std::string(spec).rfind("mrope", 0) == 0 ? path + ".rows" : path;
+    if (file != path) {
+      std::ofstream f(file);
+      f << R"j({"q": {"shape": [2, 1, 2], "data": [1, 0, 0, 1]}, "k": {"shape": [2, 1, 2], "data": [1, 0, 0, 1]},
+               "v": {"shape": [2, 1, 1], "data": [1, 2]}, "qpos": [[0, 0, 0], [1, 1, 1]], "kpos": [[0, 0, 0], [1, 1, 1]]})j";
+    }
+    const auto r = run(std::string("eval attend '") + spec + "' --input " + file);
+    EXPECT_EQ(r.exit_code, 0) << spec << ": " << r.err;
+  }
+  {
+    std::ofstream f(path);
+    f << R"j({"q": {"shape": [2, 1, 2], "data": [1, 0, 0]}})j";
+  }
+  const auto bad = run("eval attend 'none()' --input " + path);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "pecheck: --input '" + path + "': q: shape [2, 1, 2] holds 4 values but data has 3\n");
+}
+
 TEST(cli_eval, accepts_the_json_twin_of_a_spec) {
   const auto r = run(R"(eval encode '{"scheme":"binary","dim":3}' --pos 5 --format csv)");
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -169,10 +201,12 @@ const bad_call bad_calls[] = {
     {"eval encode 'sinusoidal(dim=4)' --pos 0 --format xml",
      "pecheck: --format: xml not in {table,json,csv}\n"},
     {"eval encode 'sinusoidal(dim=4)' --pos 0 --bogus", "pecheck: The following argument was not expected: --bogus\n"},
-    {"eval rotate 'sinusoidal(dim=4)' --pos 0", "pecheck: sinusoidal: op 'rotate' is not supported (ops: encode)\n"},
-    {"eval bucket 'sinusoidal(dim=4)' --pos 0", "pecheck: sinusoidal: op 'bucket' is not supported (ops: encode)\n"},
-    {"eval attend2 'sinusoidal(dim=4)' --pos 0", "pecheck: op: attend2 not in {encode,inv_freq,rotate,matrix,bucket,bias}\n"},
+    {"eval rotate 'sinusoidal(dim=4)' --pos 0", "pecheck: sinusoidal: op 'rotate' is not supported (ops: encode, attend)\n"},
+    {"eval bucket 'sinusoidal(dim=4)' --pos 0", "pecheck: sinusoidal: op 'bucket' is not supported (ops: encode, attend)\n"},
+    {"eval attend2 'sinusoidal(dim=4)' --pos 0", "pecheck: op: attend2 not in {encode,inv_freq,rotate,matrix,bucket,bias,attend}\n"},
     {"eval bucket 't5()'", "pecheck: eval bucket: --rel is required (e.g. --rel -300:300)\n"},
+    {"eval attend 'none()'", "pecheck: eval attend: --input FILE.json is required (q, k, v, positions; see --help)\n"},
+    {"eval attend 'none()' --input /nonexistent.json", "pecheck: --input '/nonexistent.json': cannot read it: No such file or directory\n"},
     {"eval bias 'alibi(heads=4)' --qpos 0:2", "pecheck: eval bias: --qpos and --kpos are required (e.g. --qpos 0:4 --kpos 0:4)\n"},
     {"eval bias 'alibi(heads=4)' --qpos 0:2 --kpos x", "pecheck: --kpos 'x': 'x' is not a 64-bit integer\n"},
     {"eval rotate 'rope(dim=4)' --pos 0", "pecheck: eval rotate: --x is required (one dim-vector, or T*H*D values)\n"},
@@ -202,9 +236,9 @@ TEST(cli_errors, a_failed_write_is_an_error) {
 TEST(cli_list, shows_every_scheme_with_its_parameters) {
   const auto r = run("list");
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* needle : {"sinusoidal  [ops: encode]", "integer  [ops: encode]", "normalized  [ops: encode]",
-                             "binary  [ops: encode]", "learned  [ops: encode]", "none  [ops: encode]",
-                             "rope  [ops: inv_freq, rotate, matrix]", "rope_scaling schemes", "\nyarn\n",
+  for (const char* needle : {"sinusoidal  [ops: encode, attend]", "integer  [ops: encode, attend]", "normalized  [ops: encode, attend]",
+                             "binary  [ops: encode, attend]", "learned  [ops: encode, attend]", "none  [ops: encode, attend]",
+                             "rope  [ops: inv_freq, rotate, matrix, attend]", "rope_scaling schemes", "\nyarn\n",
                              "    base             real      = 10000 ", "    layout           choice    = interleaved ",
                              "    max_len          integer   (required) ", "    init_std         real      = 0.02 ",
                              "    magnitude        choice    = hf "}) {

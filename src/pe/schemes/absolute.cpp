@@ -34,18 +34,18 @@ void register_absolute_schemes(std::vector<scheme_info>& out) {
   out.push_back({"integer", "encoding",
                  "every component is the position p itself; unbounded (seed 000 option 1)",
                  {dim(1)},
-                 {"encode"},
+                 {"encode", "attend"},
                  {}});
   out.push_back({"normalized", "encoding",
                  "every component is p / length for 0 <= p < length; depends on the sequence length (seed 000 option 2)",
                  {dim(1), integer_param("length", "sequence length the position is divided by", std::nullopt, 1)},
-                 {"encode"},
+                 {"encode", "attend"},
                  {}});
   out.push_back({"binary", "encoding",
                  "component j is bit j of p, least significant first; unique only for p < 2^dim, "
                  "p and p + 2^dim share a code",
                  {dim(1)},
-                 {"encode"},
+                 {"encode", "attend"},
                  {}});
   out.push_back({"learned", "encoding",
                  "a seeded N(0, init_std^2) table standing in for trained weights; p >= max_len is an error, "
@@ -54,12 +54,12 @@ void register_absolute_schemes(std::vector<scheme_info>& out) {
                   real_param("init_std", "standard deviation of the entries (GPT-2: 0.02)", 0.02,
                              [](double x) { return x > 0 ? std::string() : std::string("must be > 0"); }),
                   integer_param("seed", "generator seed; the same seed gives the same table everywhere", 0, 0)},
-                 {"encode"},
+                 {"encode", "attend"},
                  {}});
   out.push_back({"none", "encoding",
                  "NoPE: adds nothing; encode gives zero vectors of length dim",
                  {integer_param("dim", "length of the zero vectors", 0, 0, max_dim)},
-                 {"encode"},
+                 {"encode", "attend"},
                  {}});
 }
 

@@ -22,7 +22,7 @@ void register_alibi_schemes(std::vector<scheme_info>& out) {
                  "ALiBi: bias -slope_h (i - j) on the scores; slopes 2^(-8h/n) for n a power of two, the paper's "
                  "interleaving otherwise (12 heads: 2^-1..2^-8, 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5)",
                  {integer_param("heads", "attention heads n", std::nullopt, 1, 4096), causal},
-                 {"bias"},
+                 {"bias", "attend"},
                  {}});
 }
 

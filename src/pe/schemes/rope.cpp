@@ -166,7 +166,7 @@ void register_rope_schemes(std::vector<scheme_info>& out) {
        freqs,
        real_param("truncate_low", "fraction of the lowest frequencies set to 0 (p-RoPE): floor(f * r/2) pairs", 0.0),
        scaling},
-      {"inv_freq", "rotate", "matrix"},
+      {"inv_freq", "rotate", "matrix", "attend"},
       validate_rope};
   rope.complete = [](std::vector<std::pair<std::string, value>>& values) {
     // rotary_dim defaults to dim, filled in so the canonical text names it.

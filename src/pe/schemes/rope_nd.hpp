@@ -67,6 +67,13 @@ inline rotation_plan<rope_frequencies> mrope_plan(const spec& s) {
   return plan;
 }
 
+// How many position columns a scheme reads: len(axes) for rope_nd, 3 for mrope, else 1.
+inline std::int64_t position_axes(const spec& s) {
+  if (s.scheme() == "rope_nd") return static_cast<std::int64_t>(s.reals("axes").size());
+  if (s.scheme() == "mrope") return 3;
+  return 1;
+}
+
 // The ops of both forms (no attention factor: 1).
 template <class T, class Plan>
 std::vector<named_tensor<T>> axial_inv_freq(const Plan& plan) {

@@ -27,7 +27,7 @@ void register_sinusoidal_schemes(std::vector<scheme_info>& out) {
                      "interleaved: sin at 2i, cos at 2i+1 (the paper); concat: [sin | cos] halves, same "
                      "frequencies; fairseq: [sin | cos] halves, exponent divided by dim/2-1 (fairseq, tensor2tensor)",
                      "interleaved", {"interleaved", "concat", "fairseq"})},
-       {"encode"},
+       {"encode", "attend"},
        [](const spec& s) {
          if (s.choice("layout") == "fairseq" && s.integer("dim") == 2) {
            throw spec_error(

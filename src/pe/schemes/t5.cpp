@@ -72,7 +72,7 @@ void register_t5_schemes(std::vector<scheme_info>& out) {
                   real_param("init_std", "standard deviation of the table entries", 0.05,
                              [](double x) { return x > 0 ? std::string() : std::string("must be > 0"); }),
                   integer_param("seed", "table seed", 0, 0)},
-                 {"bucket", "bias"},
+                 {"bucket", "bias", "attend"},
                  [](const spec& s) {
                    const std::int64_t per_sign = s.integer("buckets") / (s.boolean("bidirectional") ? 2 : 1);
                    const std::int64_t exact = per_sign / 2;
