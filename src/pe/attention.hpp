@@ -15,6 +15,7 @@
 #include "pe/schemes/alibi.hpp"
 #include "pe/schemes/rope.hpp"
 #include "pe/schemes/rope_nd.hpp"
+#include "pe/schemes/shaw.hpp"
 #include "pe/schemes/t5.hpp"
 #include "pe/spec.hpp"
 #include "pe/tensor.hpp"
@@ -87,6 +88,19 @@ tensor<T> attend(const spec& s, const attend_inputs& in) {
   }
   const auto later = [&](std::int64_t i, std::int64_t j) { return in.kpos[j * axes] > in.qpos[i * axes]; };
   const mp_real scale = 1 / sqrt(mp_real(d));
+  // Shaw: relative key and value embeddings, row shaw_row(kpos, qpos) of each table.
+  const bool shaw = s.scheme() == "shaw";
+  shaw_tables rel;
+  if (shaw) {
+    rel = make_shaw_tables(s);
+    if (rel.dim != d || rel.dim != dv) {
+      throw input_error(fmt::format("attend: shaw has dim={} but q, k, v have head dims {}, {}", rel.dim, d, dv));
+    }
+    if (static_cast<std::int64_t>(in.qpos.size()) != n_q || static_cast<std::int64_t>(in.kpos.size()) != n_k) {
+      throw input_error("attend: shaw needs one qpos per query and one kpos per key");
+    }
+  }
+  const auto row = [&](std::int64_t i, std::int64_t j) { return shaw_row(in.kpos[j], in.qpos[i], rel.k); };
   tensor<T> out({n_q, heads, dv});
   std::vector<mp_real> z(static_cast<size_t>(n_k));
   for (std::int64_t h = 0; h < heads; ++h)
@@ -97,6 +111,10 @@ tensor<T> attend(const spec& s, const attend_inputs& in) {
         if (masked && later(i, j)) continue;
         mp_real dot = 0;
         for (std::int64_t c = 0; c < d; ++c) dot += p.q(i, h * d + c) * p.k(j, h * d + c);
+        if (shaw) {
+          const double* a = &rel.key[static_cast<size_t>(row(i, j) * d)];
+          for (std::int64_t c = 0; c < d; ++c) dot += p.q(i, h * d + c) * mp_real(a[c]);
+        }
         z[j] = dot * scale;
         if (!b.data.empty()) z[j] += b.data[static_cast<size_t>((h * n_q + i) * n_k + j)];
         if (!any || z[j] > top) top = z[j];
@@ -113,7 +131,8 @@ tensor<T> attend(const spec& s, const attend_inputs& in) {
         mp_real acc = 0;
         for (std::int64_t j = 0; j < n_k; ++j) {
           if (masked && later(i, j)) continue;
-          acc += z[j] * p.v(j, h * dv + c);
+          acc += z[j] * (shaw ? p.v(j, h * dv + c) + mp_real(rel.value[static_cast<size_t>(row(i, j) * dv + c)])
+                              : p.v(j, h * dv + c));
         }
         const mp_real value = acc / total;
         auto& slot = out.data[static_cast<size_t>((i * heads + h) * dv + c)];

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -187,6 +189,61 @@ TEST(attend, errors_name_the_problem) {
   } catch (const pe::input_error& e) {
     EXPECT_STREQ(e.what(), "attend: x has shape []; it needs 2 axes");
   }
+}
+
+}  // namespace
+
+namespace {
+
+// Shaw et al. 2018 written out directly: e_ij = q_i . (k_j + aK_r) / sqrt(d), out_i = sum_j
+// alpha_ij (v_j + aV_r), r = clip(kpos_j - qpos_i, -k, k) + k, tables from learned_entry.
+TEST(attend, shaw_matches_the_paper_formula) {
+  pe::mp_precision scope(256);
+  const std::int64_t k = 2, d = 3, n = 5, heads = 2;
+  auto in = qkv(n, heads, d, 12);
+  in.qpos = {0, 1, 2, 10, 20};
+  in.kpos = {0, 1, 2, 10, 20};
+  const pe::spec s = parse_spec("shaw(k=2, dim=3, seed=5)");
+  const auto out = pe::attend<mp_real>(s, in);
+  const auto table = [&](std::int64_t which, std::int64_t r, std::int64_t c) {
+    return mp_real(pe::learned_entry(5, which * (2 * k + 1) * d + r * d + c, 0.02));
+  };
+  for (std::int64_t h = 0; h < heads; ++h)
+    for (std::int64_t i = 0; i < n; ++i) {
+      std::vector<mp_real> w(n);
+      mp_real total = 0;
+      for (std::int64_t j = 0; j < n; ++j) {
+        const std::int64_t r = std::clamp<std::int64_t>(in.kpos[j] - in.qpos[i], -k, k) + k;
+        mp_real dot = 0;
+        for (std::int64_t c = 0; c < d; ++c) {
+          dot += mp_real(in.q.data[(i * heads + h) * d + c]) * (mp_real(in.k.data[(j * heads + h) * d + c]) + table(0, r, c));
+        }
+        w[j] = exp(dot / sqrt(mp_real(d)));
+        total += w[j];
+      }
+      for (std::int64_t c = 0; c < d; ++c) {
+        mp_real acc = 0;
+        for (std::int64_t j = 0; j < n; ++j) {
+          const std::int64_t r = std::clamp<std::int64_t>(in.kpos[j] - in.qpos[i], -k, k) + k;
+          acc += w[j] * (mp_real(in.v.data[(j * heads + h) * d + c]) + table(1, r, c));
+        }
+        EXPECT_LT(abs(out.data[(i * heads + h) * d + c] - acc / total), mp_real("1e-70")) << h << i << c;
+      }
+    }
+  // Shift invariance, and clipping: moving the far keys further away changes nothing.
+  auto far = in;
+  far.qpos = {100, 101, 102, 110, 120};
+  far.kpos = {100, 101, 102, 110, 120};
+  const auto shifted = pe::attend<mp_real>(s, far);
+  far.qpos = {0, 1, 2, 50, 900};
+  far.kpos = {0, 1, 2, 50, 900};
+  const auto spread = pe::attend<mp_real>(s, far);
+  for (size_t e = 0; e < out.data.size(); ++e) {
+    EXPECT_LT(abs(out.data[e] - shifted.data[e]), mp_real("1e-70")) << e;
+    EXPECT_LT(abs(out.data[e] - spread.data[e]), mp_real("1e-70")) << e;
+  }
+  EXPECT_EQ(pe::shaw_row(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(), 4), 0);
+  EXPECT_EQ(pe::shaw_row(std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min(), 4), 8);
 }
 
 }  // namespace
