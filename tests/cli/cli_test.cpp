@@ -151,11 +151,17 @@ TEST(cli_eval, attend_from_an_input_file) {
   EXPECT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_EQ(plain.out, "query/head,out[0]\n0/0,1\n1/0,1.6697615493266569\n");
   for (const char* spec : {"rope(dim=2)", "alibi(heads=1)", "t5(heads=1)", "shaw(k=1, dim=2)", "mrope(dim=2, sections=[1, 0, 0])"}) {
-    const std::string file = std::string(spec).rfind("mrope", 0) == 0 ? path + ".rows" : path;
-    if (file != path) {
+    const bool mrope = std::string(spec).rfind("mrope", 0) == 0, shaw = std::string(spec).rfind("shaw", 0) == 0;
+    const std::string file = mrope ? path + ".rows" : shaw ? path + ".shaw" : path;
+    if (mrope) {
       std::ofstream f(file);
       f << R"j({"q": {"shape": [2, 1, 2], "data": [1, 0, 0, 1]}, "k": {"shape": [2, 1, 2], "data": [1, 0, 0, 1]},
                "v": {"shape": [2, 1, 1], "data": [1, 2]}, "qpos": [[0, 0, 0], [1, 1, 1]], "kpos": [[0, 0, 0], [1, 1, 1]]})j";
+    }
+    if (shaw) {  // Shaw adds a^V to the values: v needs the same head dim as q and k
+      std::ofstream f(file);
+      f << R"j({"q": {"shape": [2, 1, 2], "data": [1, 0, 0, 1]}, "k": {"shape": [2, 1, 2], "data": [1, 0, 0, 1]},
+               "v": {"shape": [2, 1, 2], "data": [1, 0, 2, 0]}, "qpos": [0, 1], "kpos": [0, 1]})j";
     }
     const auto r = run(std::string("eval attend '") + spec + "' --input " + file);
     EXPECT_EQ(r.exit_code, 0) << spec << ": " << r.err;
