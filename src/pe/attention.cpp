@@ -102,7 +102,53 @@ tensor<mp_real> bias(const spec& s, const attend_inputs& in, std::int64_t heads)
   return s.scheme() == "alibi" ? alibi_bias<mp_real>(s, in.qpos, in.kpos) : t5_bias<mp_real>(s, in.qpos, in.kpos);
 }
 
+std::array<tensor<mp_real>, 4> txl_terms(const spec& s, const attend_inputs& in, const projected& p) {
+  const txl_weights w = make_txl_weights(s);
+  const std::int64_t n_q = p.q.rows(), n_k = p.k.rows(), heads = p.heads, d = p.dim;
+  if (w.heads != heads || w.dim != d) {
+    throw input_error(fmt::format("attend: txl has heads={}, dim={} but q has {} heads of {}", w.heads, w.dim, heads, d));
+  }
+  if (static_cast<std::int64_t>(in.qpos.size()) != n_q || static_cast<std::int64_t>(in.kpos.size()) != n_k) {
+    throw input_error("attend: txl needs one qpos per query and one kpos per key");
+  }
+  const spec sinusoid = parse_spec(fmt::format("sinusoidal(dim={}, layout=concat)", w.r_dim));
+  const std::int64_t width = heads * d;
+  std::array<tensor<mp_real>, 4> t{tensor<mp_real>({heads, n_q, n_k}), tensor<mp_real>({heads, n_q, n_k}),
+                                   tensor<mp_real>({heads, n_q, n_k}), tensor<mp_real>({heads, n_q, n_k})};
+  for (std::int64_t i = 0; i < n_q; ++i)
+    for (std::int64_t j = 0; j < n_k; ++j) {
+      std::int64_t distance = 0;
+      if (__builtin_sub_overflow(in.qpos[i], in.kpos[j], &distance)) {
+        throw input_error(fmt::format("attend: qpos {} - kpos {} does not fit in 64 bits", in.qpos[i], in.kpos[j]));
+      }
+      const auto r = encode<mp_real>(sinusoid, std::vector<std::int64_t>{distance});
+      std::vector<mp_real> wr(static_cast<size_t>(width));  // W_R R_(i-j)
+      for (std::int64_t c = 0; c < width; ++c) {
+        mp_real sum = 0;
+        for (std::int64_t e = 0; e < w.r_dim; ++e) sum += r.data[static_cast<size_t>(e)] * mp_real(w.w_r[static_cast<size_t>(e * width + c)]);
+        wr[static_cast<size_t>(c)] = sum;
+      }
+      for (std::int64_t h = 0; h < heads; ++h) {
+        mp_real a = 0, b = 0, c = 0, dd = 0;
+        for (std::int64_t e = 0; e < d; ++e) {
+          const std::int64_t col = h * d + e;
+          a += p.q(i, col) * p.k(j, col);
+          b += p.q(i, col) * wr[static_cast<size_t>(col)];
+          c += mp_real(w.u[static_cast<size_t>(col)]) * p.k(j, col);
+          dd += mp_real(w.v[static_cast<size_t>(col)]) * wr[static_cast<size_t>(col)];
+        }
+        const auto at = static_cast<size_t>((h * n_q + i) * n_k + j);
+        t[0].data[at] = a, t[1].data[at] = b, t[2].data[at] = c, t[3].data[at] = dd;
+      }
+    }
+  return t;
+}
+
 }  // namespace detail
+
+std::array<tensor<mp_real>, 4> txl_score_terms(const spec& s, const attend_inputs& in) {
+  return detail::txl_terms(s, in, detail::project(s, in));
+}
 
 four_terms absolute_score_terms(const spec& s, const attend_inputs& in) {
   if (!is_absolute(s)) throw spec_error(fmt::format("{}: the four-term expansion needs an absolute encoding", s.scheme()));

@@ -1,6 +1,7 @@
 // Reference attention (op attend): softmax(Q K^T / sqrt(d) + bias + mask) V with every way an encoding enters.
 #pragma once
 #include <cmath>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "pe/schemes/rope_nd.hpp"
 #include "pe/schemes/shaw.hpp"
 #include "pe/schemes/t5.hpp"
+#include "pe/schemes/txl.hpp"
 #include "pe/spec.hpp"
 #include "pe/tensor.hpp"
 
@@ -67,6 +69,9 @@ struct projected {
 
 projected project(const spec& s, const attend_inputs& in);
 tensor<mp_real> bias(const spec& s, const attend_inputs& in, std::int64_t heads);
+// Transformer-XL's four terms of q k^T (unscaled), [H, T, S] each: (a) content, (b) content-position,
+// (c) global content, (d) global position.
+std::array<tensor<mp_real>, 4> txl_terms(const spec& s, const attend_inputs& in, const projected& p);
 
 }  // namespace detail
 
@@ -78,7 +83,13 @@ tensor<T> attend(const spec& s, const attend_inputs& in) {
   mp_precision scope(std::is_same_v<T, mp_real> ? out_bits + 64 : 128);
   const auto p = detail::project(s, in);
   const std::int64_t n_q = p.q.rows(), n_k = p.k.rows(), heads = p.heads, d = p.dim, dv = p.value_dim;
-  const auto b = detail::bias(s, in, heads);
+  auto b = detail::bias(s, in, heads);
+  if (s.scheme() == "txl") {  // the four terms replace q.k; (b) + (c) + (d) act as a bias on the content score
+    const auto terms = detail::txl_terms(s, in, p);
+    b = tensor<mp_real>(terms[0].shape);
+    const mp_real root_d = sqrt(mp_real(p.dim));
+    for (size_t e = 0; e < b.data.size(); ++e) b.data[e] = (terms[1].data[e] + terms[2].data[e] + terms[3].data[e]) / root_d;
+  }
   // The causal mask compares positions: the position itself, or for schemes with several
   // position columns the first (temporal) one. Key j is hidden from query i when it is later.
   const bool masked = in.causal;
@@ -142,6 +153,9 @@ tensor<T> attend(const spec& s, const attend_inputs& in) {
     }
   return out;
 }
+
+// Transformer-XL's terms for the given inputs, [H, T, S] each, unscaled (a + b + c + d = A_ij).
+std::array<tensor<mp_real>, 4> txl_score_terms(const spec& s, const attend_inputs& in);
 
 // The four terms of an absolute additive score (seed 000 / 004): with q_i = (x_i + p_i) W_q and
 // k_j = (x_j + p_j) W_k, q_i . k_j = word.word + word.position + position.word +

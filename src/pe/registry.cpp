@@ -21,6 +21,7 @@ std::deque<scheme_info>& mutable_registry() {
     register_alibi_schemes(r);
     register_t5_schemes(r);
     register_shaw_schemes(r);
+    register_txl_schemes(r);
     return std::deque<scheme_info>(r.begin(), r.end());
   }();
   return all;

@@ -150,7 +150,7 @@ TEST(cli_eval, attend_from_an_input_file) {
   const auto plain = run("eval attend 'none()' --input " + path + " --format csv");
   EXPECT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_EQ(plain.out, "query/head,out[0]\n0/0,1\n1/0,1.6697615493266569\n");
-  for (const char* spec : {"rope(dim=2)", "alibi(heads=1)", "t5(heads=1)", "shaw(k=1, dim=2)", "mrope(dim=2, sections=[1, 0, 0])"}) {
+  for (const char* spec : {"rope(dim=2)", "alibi(heads=1)", "t5(heads=1)", "shaw(k=1, dim=2)", "txl(heads=1, dim=2, r_dim=2)", "mrope(dim=2, sections=[1, 0, 0])"}) {
     const bool mrope = std::string(spec).rfind("mrope", 0) == 0, shaw = std::string(spec).rfind("shaw", 0) == 0;
     const std::string file = mrope ? path + ".rows" : shaw ? path + ".shaw" : path;
     if (mrope) {

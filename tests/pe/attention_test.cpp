@@ -247,3 +247,67 @@ TEST(attend, shaw_matches_the_paper_formula) {
 }
 
 }  // namespace
+
+namespace {
+
+// Transformer-XL written out: R_(i-j) = [sin((i-j) w_e) | cos((i-j) w_e)], w_e = 10000^(-2e/r),
+// and the four terms q.k, q.W_R R, u.k, v.W_R R with W_R, u, v from learned_entry in that order.
+TEST(attend, transformer_xl_terms_match_the_paper) {
+  pe::mp_precision scope(256);
+  const std::int64_t heads = 2, d = 2, r_dim = 4, n = 3;
+  auto in = qkv(n, heads, d, 21);
+  in.qpos = {5, 6, 9};
+  in.kpos = {5, 6, 9};
+  const pe::spec s = parse_spec("txl(heads=2, dim=2, r_dim=4, seed=9)");
+  const auto terms = pe::txl_score_terms(s, in);
+  const std::int64_t width = heads * d;
+  const auto weight = [&](std::int64_t index) { return mp_real(pe::learned_entry(9, index, 0.02)); };
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      const mp_real dist(in.qpos[i] - in.kpos[j]);
+      std::vector<mp_real> r;
+      for (std::int64_t e = 0; e < r_dim / 2; ++e) r.push_back(sin(dist * pow(mp_real(10000), mp_real(-2 * e) / r_dim)));
+      for (std::int64_t e = 0; e < r_dim / 2; ++e) r.push_back(cos(dist * pow(mp_real(10000), mp_real(-2 * e) / r_dim)));
+      for (std::int64_t h = 0; h < heads; ++h) {
+        mp_real a = 0, b = 0, c = 0, dd = 0;
+        for (std::int64_t e = 0; e < d; ++e) {
+          const std::int64_t col = h * d + e;
+          mp_real wr = 0;
+          for (std::int64_t f = 0; f < r_dim; ++f) wr += r[f] * weight(f * width + col);
+          const mp_real q(in.q.data[(i * heads + h) * d + e]), k(in.k.data[(j * heads + h) * d + e]);
+          a += q * k;
+          b += q * wr;
+          c += weight(r_dim * width + col) * k;
+          dd += weight(r_dim * width + width + col) * wr;
+        }
+        const auto at = static_cast<size_t>((h * n + i) * n + j);
+        EXPECT_LT(abs(terms[0].data[at] - a), mp_real("1e-70"));
+        EXPECT_LT(abs(terms[1].data[at] - b), mp_real("1e-70"));
+        EXPECT_LT(abs(terms[2].data[at] - c), mp_real("1e-70"));
+        EXPECT_LT(abs(terms[3].data[at] - dd), mp_real("1e-70"));
+      }
+    }
+  // attend is softmax((a + b + c + d) / sqrt(d)) v, and depends on positions only through i - j.
+  const auto out = pe::attend<mp_real>(s, in);
+  for (std::int64_t h = 0; h < heads; ++h)
+    for (std::int64_t i = 0; i < n; ++i) {
+      std::vector<mp_real> w(n);
+      mp_real total = 0;
+      for (std::int64_t j = 0; j < n; ++j) {
+        const auto at = static_cast<size_t>((h * n + i) * n + j);
+        w[j] = exp((terms[0].data[at] + terms[1].data[at] + terms[2].data[at] + terms[3].data[at]) / sqrt(mp_real(d)));
+        total += w[j];
+      }
+      for (std::int64_t c = 0; c < d; ++c) {
+        mp_real acc = 0;
+        for (std::int64_t j = 0; j < n; ++j) acc += w[j] * mp_real(in.v.data[(j * heads + h) * d + c]);
+        EXPECT_LT(abs(out.data[(i * heads + h) * d + c] - acc / total), mp_real("1e-70"));
+      }
+    }
+  in.qpos = {1005, 1006, 1009};
+  in.kpos = {1005, 1006, 1009};
+  const auto shifted = pe::attend<mp_real>(s, in);
+  for (size_t e = 0; e < out.data.size(); ++e) EXPECT_LT(abs(out.data[e] - shifted.data[e]), mp_real("1e-60")) << e;
+}
+
+}  // namespace
