@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <fstream>
 #include <sstream>
 
@@ -51,7 +52,9 @@ std::vector<std::int64_t> read_positions(const nlohmann::json& j, const std::str
   for (size_t t = 0; t < j.size(); ++t) {
     const auto& row = j[t];
     const auto take = [&](const nlohmann::json& v) {
-      if (!v.is_number_integer()) throw pe::input_error(fmt::format("{}[{}]: {} is not an integer position", where, t, v.dump()));
+      if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))) {
+        throw pe::input_error(fmt::format("{}[{}]: {} is not a 64-bit integer position", where, t, v.dump()));
+      }
       out.push_back(v.get<std::int64_t>());
     };
     if (row.is_array()) {
@@ -73,8 +76,13 @@ pe::attend_inputs read_attend_input(const std::string& path, std::int64_t positi
   if (!file) throw pe::input_error(fmt::format("--input '{}': cannot read it: {}", path, std::strerror(errno)));
   std::stringstream text;
   text << file.rdbuf();
-  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) throw pe::input_error(fmt::format("--input '{}': not a JSON object", path));
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::exception& e) {
+    throw pe::input_error(fmt::format("--input '{}': invalid JSON: {}", path, e.what()));
+  }
+  if (!j.is_object()) throw pe::input_error(fmt::format("--input '{}': not a JSON object", path));
   const std::string where = fmt::format("--input '{}'", path);
   pe::attend_inputs in;
   for (const auto& [key, value] : j.items()) {
@@ -88,7 +96,8 @@ pe::attend_inputs read_attend_input(const std::string& path, std::int64_t positi
     else if (key == "wv") in.wv = read_tensor(value, field);
     else if (key == "qpos") in.qpos = read_positions(value, field, position_axes);
     else if (key == "kpos") in.kpos = read_positions(value, field, position_axes);
-    else if (key == "heads" && value.is_number_integer()) in.heads = value.get<std::int64_t>();
+    else if (key == "heads" && value.is_number_integer() && !value.is_number_unsigned()) in.heads = value.get<std::int64_t>();
+    else if (key == "heads" && value.is_number_unsigned() && value.get<std::uint64_t>() <= 4096) in.heads = value.get<std::int64_t>();
     else if (key == "causal" && value.is_boolean()) in.causal = value.get<bool>();
     else throw pe::input_error(fmt::format("{}: unknown or malformed field (fields: q, k, v, x, wq, wk, wv, heads, qpos, kpos, causal)", field));
   }

@@ -51,19 +51,38 @@ bool is_rope_family(const spec& s) { return s.scheme() == "rope" || s.scheme() =
 
 }  // namespace
 
+std::vector<std::int64_t> positions_or_order(const std::vector<std::int64_t>& given, std::int64_t n, std::int64_t axes,
+                                             const char* name) {
+  if (given.empty() && axes == 1) return default_positions(given, n);
+  if (static_cast<std::int64_t>(given.size()) != n * axes) {
+    throw input_error(fmt::format("attend: {} has {} values; {} tokens need {}", name, given.size(), n, n * axes));
+  }
+  return given;
+}
+
 projected project(const spec& s, const attend_inputs& in) {
   const auto& ops = s.info().ops;
   if (std::find(ops.begin(), ops.end(), "attend") == ops.end()) {
     throw spec_error(fmt::format("{}: op 'attend' is not supported (ops: {})", s.scheme(), fmt::join(ops, ", ")));
   }
+  const bool gave_qkv = !in.q.shape.empty() || !in.k.shape.empty() || !in.v.shape.empty();
+  const bool gave_x = !in.x.shape.empty() || !in.wq.shape.empty() || !in.wk.shape.empty() || !in.wv.shape.empty() || in.heads;
   if (is_absolute(s)) {
+    if (gave_qkv) {
+      throw input_error(fmt::format("attend: {} adds to the inputs; give x, wq, wk, wv and heads, not q, k, v", s.scheme()));
+    }
+    if (!in.kpos.empty() && in.kpos != in.qpos) {
+      throw input_error(fmt::format("attend: {} is self-attention over qpos; kpos must be absent or equal", s.scheme()));
+    }
     const wide_matrix xs = encoded_inputs(s, in);
     const std::int64_t width = xs.cols(), heads = in.heads;
+    if (in.wq.shape.size() == 2 && in.wq.shape[1] == 0) throw input_error("attend: wq has 0 columns");
     const wide_matrix wq = projection(in.wq, "wq", width, heads), wk = projection(in.wk, "wk", width, heads),
                       wv = projection(in.wv, "wv", width, heads);
     if (wq.cols() != wk.cols()) throw input_error("attend: wq and wk need the same number of columns");
     return {xs * wq, xs * wk, xs * wv, heads, wq.cols() / heads, wv.cols() / heads};
   }
+  if (gave_x) throw input_error(fmt::format("attend: {} takes q, k and v; x, wq, wk, wv and heads are for absolute encodings", s.scheme()));
   require_shape(in.q, "q", 3);
   require_shape(in.k, "k", 3);
   require_shape(in.v, "v", 3);
@@ -75,6 +94,8 @@ projected project(const spec& s, const attend_inputs& in) {
   const std::int64_t dv = in.v.shape[2];
   if (is_rope_family(s)) {
     const std::int64_t axes = position_axes(s);
+    const std::int64_t rotated = s.scheme() == "rope_nd" ? rope_nd_plan(s).dim : s.integer("dim");
+    if (d != rotated) throw input_error(fmt::format("attend: q and k have head dim {} but {} rotates {}", d, s.scheme(), rotated));
     const auto rotate = [&](const tensor<double>& t, const std::vector<std::int64_t>& pos, const char* which) {
       if (static_cast<std::int64_t>(pos.size()) != t.shape[0] * axes) {
         throw input_error(fmt::format("attend: {} needs {} positions ({} per token)", which, t.shape[0] * axes, axes));

@@ -68,6 +68,10 @@ struct projected {
 };
 
 projected project(const spec& s, const attend_inputs& in);
+
+// The given positions (n * axes of them), or 0 .. n-1 when none are given (one axis only).
+std::vector<std::int64_t> positions_or_order(const std::vector<std::int64_t>& given, std::int64_t n, std::int64_t axes,
+                                             const char* name);
 tensor<mp_real> bias(const spec& s, const attend_inputs& in, std::int64_t heads);
 // Transformer-XL's four terms of q k^T (unscaled), [H, T, S] each: (a) content, (b) content-position,
 // (c) global content, (d) global position.
@@ -83,6 +87,11 @@ tensor<T> attend(const spec& s, const attend_inputs& in) {
   mp_precision scope(std::is_same_v<T, mp_real> ? out_bits + 64 : 128);
   const auto p = detail::project(s, in);
   const std::int64_t n_q = p.q.rows(), n_k = p.k.rows(), heads = p.heads, d = p.dim, dv = p.value_dim;
+  if (n_k == 0) throw input_error("attend: there are no keys (k has 0 rows)");
+  if (d == 0) throw input_error("attend: q and k have head dim 0");
+  if (s.scheme() == "alibi" && s.boolean("causal") && !in.causal) {
+    throw input_error("attend: alibi(causal=true) is the decoder form; set \"causal\": true in the input, or use alibi(causal=false)");
+  }
   auto b = detail::bias(s, in, heads);
   if (s.scheme() == "txl") {  // the four terms replace q.k; (b) + (c) + (d) act as a bias on the content score
     const auto terms = detail::txl_terms(s, in, p);
@@ -92,12 +101,13 @@ tensor<T> attend(const spec& s, const attend_inputs& in) {
   }
   // The causal mask compares positions: the position itself, or for schemes with several
   // position columns the first (temporal) one. Key j is hidden from query i when it is later.
+  // Absent positions are 0 .. n-1; absolute encodings attend over one sequence, so their keys
+  // sit at the queries' positions.
   const bool masked = in.causal;
   const std::int64_t axes = position_axes(s);
-  if (masked && (static_cast<std::int64_t>(in.qpos.size()) != n_q * axes || static_cast<std::int64_t>(in.kpos.size()) != n_k * axes)) {
-    throw input_error("attend: causal=true needs the positions of every query (qpos) and key (kpos)");
-  }
-  const auto later = [&](std::int64_t i, std::int64_t j) { return in.kpos[j * axes] > in.qpos[i * axes]; };
+  const auto qpos = detail::positions_or_order(in.qpos, n_q, axes, "qpos");
+  const auto kpos = is_absolute(s) ? qpos : detail::positions_or_order(in.kpos, n_k, axes, "kpos");
+  const auto later = [&](std::int64_t i, std::int64_t j) { return kpos[j * axes] > qpos[i * axes]; };
   const mp_real scale = 1 / sqrt(mp_real(d));
   // Shaw: relative key and value embeddings, row shaw_row(kpos, qpos) of each table.
   const bool shaw = s.scheme() == "shaw";
@@ -111,7 +121,7 @@ tensor<T> attend(const spec& s, const attend_inputs& in) {
       throw input_error("attend: shaw needs one qpos per query and one kpos per key");
     }
   }
-  const auto row = [&](std::int64_t i, std::int64_t j) { return shaw_row(in.kpos[j], in.qpos[i], rel.k); };
+  const auto row = [&](std::int64_t i, std::int64_t j) { return shaw_row(kpos[j], qpos[i], rel.k); };
   tensor<T> out({n_q, heads, dv});
   std::vector<mp_real> z(static_cast<size_t>(n_k));
   for (std::int64_t h = 0; h < heads; ++h)
@@ -131,7 +141,7 @@ tensor<T> attend(const spec& s, const attend_inputs& in) {
         if (!any || z[j] > top) top = z[j];
         any = true;
       }
-      if (!any) throw input_error(fmt::format("attend: query {} (position {}) has no key at or before it", i, in.qpos[i * axes]));
+      if (!any) throw input_error(fmt::format("attend: query {} (position {}) has no key at or before it", i, qpos[i * axes]));
       mp_real total = 0;
       for (std::int64_t j = 0; j < n_k; ++j) {
         if (masked && later(i, j)) continue;

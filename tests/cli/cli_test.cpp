@@ -173,6 +173,12 @@ TEST(cli_eval, attend_from_an_input_file) {
   const auto bad = run("eval attend 'none()' --input " + path);
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.err, "pecheck: --input '" + path + "': q: shape [2, 1, 2] holds 4 values but data has 3\n");
+  {
+    std::ofstream f(path);
+    f << R"j({"qpos": [18446744073709551615]})j";
+  }
+  EXPECT_EQ(run("eval attend 'none()' --input " + path).err,
+            "pecheck: --input '" + path + "': qpos[0]: 18446744073709551615 is not a 64-bit integer position\n");
 }
 
 TEST(cli_eval, accepts_the_json_twin_of_a_spec) {

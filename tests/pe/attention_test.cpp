@@ -177,6 +177,7 @@ TEST(attend, errors_name_the_problem) {
       },
       pe::input_error);
   auto bad = qkv(2, 2, 4, 11);
+  bad.causal = true;
   try {
     pe::attend<double>(parse_spec("alibi(heads=4)"), bad);
     ADD_FAILURE() << "no error";
@@ -187,8 +188,52 @@ TEST(attend, errors_name_the_problem) {
     pe::attend<double>(parse_spec("binary(dim=3)"), bad);
     ADD_FAILURE() << "no error";
   } catch (const pe::input_error& e) {
-    EXPECT_STREQ(e.what(), "attend: x has shape []; it needs 2 axes");
+    EXPECT_STREQ(e.what(), "attend: binary adds to the inputs; give x, wq, wk, wv and heads, not q, k, v");
   }
+  // Found by review: each of these crashed, returned NaN or silently misread its inputs.
+  const auto message = [](const char* text, const pe::attend_inputs& in) {
+    try {
+      pe::attend<double>(parse_spec(text), in);
+    } catch (const pe::input_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  pe::attend_inputs empty_keys;
+  empty_keys.q = random_tensor({1, 1, 2}, 1);
+  empty_keys.k = pe::tensor<double>({0, 1, 2});
+  empty_keys.v = pe::tensor<double>({0, 1, 1});
+  EXPECT_EQ(message("none()", empty_keys), "attend: there are no keys (k has 0 rows)");
+  pe::attend_inputs no_dim;
+  no_dim.q = pe::tensor<double>({1, 1, 0});
+  no_dim.k = pe::tensor<double>({2, 1, 0});
+  no_dim.v = random_tensor({2, 1, 1}, 2);
+  EXPECT_EQ(message("none()", no_dim), "attend: q and k have head dim 0");
+  auto ahead = qkv(1, 1, 2, 3);
+  ahead.kpos = {0};
+  ahead.qpos = {0};
+  EXPECT_EQ(message("alibi(heads=1)", ahead),
+            "attend: alibi(causal=true) is the decoder form; set \"causal\": true in the input, or use alibi(causal=false)");
+  EXPECT_EQ(message("rope(dim=4)", qkv(2, 1, 2, 4)), "attend: q and k have head dim 2 but rope rotates 4");
+  pe::attend_inputs absolute;
+  absolute.x = random_tensor({2, 2}, 5);
+  absolute.wq = absolute.wk = absolute.wv = random_tensor({2, 2}, 6);
+  absolute.heads = 1;
+  absolute.qpos = {0, 1};
+  absolute.kpos = {5, 0};
+  EXPECT_EQ(message("integer(dim=2)", absolute), "attend: integer is self-attention over qpos; kpos must be absent or equal");
+  absolute.kpos.clear();
+  absolute.causal = true;
+  EXPECT_EQ(message("integer(dim=2)", absolute), "(no error)");  // keys at the queries' positions
+}
+
+TEST(t5_bias, saturates_distances_beyond_int64) {
+  const pe::spec s = pe::parse_spec("t5()");
+  const std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+  const auto far_ahead = pe::t5_bias<double>(s, std::vector<std::int64_t>{lo}, std::vector<std::int64_t>{hi});
+  const auto far_behind = pe::t5_bias<double>(s, std::vector<std::int64_t>{hi}, std::vector<std::int64_t>{lo});
+  EXPECT_EQ(far_ahead.data[0], pe::learned_entry(0, 31, 0.05));   // bucket 31: the last positive one
+  EXPECT_EQ(far_behind.data[0], pe::learned_entry(0, 15, 0.05));  // bucket 15: the last negative one
 }
 
 }  // namespace

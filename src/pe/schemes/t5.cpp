@@ -33,6 +33,8 @@ std::int64_t t5_bucket(std::int64_t rel, std::int64_t buckets, std::int64_t max_
   }
   const auto exact = static_cast<std::uint64_t>(per_sign / 2);
   if (n < exact) return offset + static_cast<std::int64_t>(n);
+  // From max_distance on, the log bucket is at least per_sign - exact: always the capped last one.
+  if (n >= static_cast<std::uint64_t>(max_distance)) return offset + per_sign - 1;
   // Largest m with m <= (per_sign - exact) ln(n/exact) / ln(max_distance/exact), i.e.
   // max_distance^m exact^k <= n^k exact^m with k = per_sign - exact; capped at k - 1. A binary64
   // estimate picks m, and the integer comparison moves it to the exact answer.

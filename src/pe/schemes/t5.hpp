@@ -1,6 +1,7 @@
 // T5's relative position buckets and the learned bias table looked up into [H, T, S].
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <span>
 
 #include "pe/scalar.hpp"
@@ -30,7 +31,12 @@ tensor<T> t5_bias(const spec& s, std::span<const std::int64_t> qpos, std::span<c
   tensor<T> out({heads, n_q, n_k});
   for (std::int64_t i = 0; i < n_q; ++i)
     for (std::int64_t j = 0; j < n_k; ++j) {
-      const std::int64_t b = t5_bucket(kpos[j] - qpos[i], buckets, s.integer("max_distance"), s.boolean("bidirectional"));
+      // key - query, saturated: beyond int64 every distance is in the last bucket of its sign.
+      std::int64_t rel = 0;
+      if (__builtin_sub_overflow(kpos[j], qpos[i], &rel)) {
+        rel = kpos[j] > qpos[i] ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+      }
+      const std::int64_t b = t5_bucket(rel, buckets, s.integer("max_distance"), s.boolean("bidirectional"));
       for (std::int64_t h = 0; h < heads; ++h) {
         const double w = learned_entry(static_cast<std::uint64_t>(s.integer("seed")), b * heads + h, s.real("init_std"));
         out.data[static_cast<size_t>((h * n_q + i) * n_k + j)] = store_as<T>(C(w));
