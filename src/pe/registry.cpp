@@ -70,6 +70,15 @@ param_info choice_param(std::string name, std::string doc, std::string def, std:
   return p;
 }
 
+param_info init_std_param(double def, std::string doc) {
+  return real_param("init_std", std::move(doc), def,
+                    [](double x) { return x > 0 ? std::string() : std::string("must be > 0"); });
+}
+
+param_info seed_param() {
+  return integer_param("seed", "generator seed; the same seed gives the same weights everywhere", 0, 0);
+}
+
 std::string value_text(const value& v) {
   struct {
     std::string operator()(std::int64_t x) const { return fmt::format("{}", x); }

@@ -66,6 +66,9 @@ inline constexpr std::int64_t max_table_length = std::int64_t{1} << 40;
 param_info real_param(std::string name, std::string doc, std::optional<double> def,
                       std::function<std::string(double)> check = {});
 param_info choice_param(std::string name, std::string doc, std::string def, std::vector<std::string> choices);
+// The two parameters of every seeded stand-in for trained weights (learned, t5, shaw, txl).
+param_info init_std_param(double def, std::string doc);
+param_info seed_param();
 
 // Each family registers its schemes (src/pe/schemes/*.cpp).
 void register_absolute_schemes(std::vector<scheme_info>& out);

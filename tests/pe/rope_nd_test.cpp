@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/spec_errors.hpp"
+
 #include <random>
 #include <set>
 #include <string>
@@ -113,14 +115,7 @@ TEST(rope_family, binary64_is_within_1_ulp_of_256_bits) {
   }
 }
 
-std::string error_of(const std::string& text) {
-  try {
-    parse_spec(text);
-  } catch (const pe::spec_error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string error_of(const std::string& text) { return pe_test::spec_error_of(text); }
 
 TEST(rope_family, errors_name_the_field) {
   const std::pair<const char*, const char*> cases[] = {

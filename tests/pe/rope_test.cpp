@@ -2,6 +2,8 @@
 #include "pe/schemes/rope.hpp"
 
 #include <gtest/gtest.h>
+
+#include "support/spec_errors.hpp"
 #include <rapidcheck/gtest.h>
 
 #include <Eigen/Dense>
@@ -313,14 +315,7 @@ TEST(rope_rotate, float_and_half_outputs_round_the_exact_value_once) {
 
 // ---- validation ----
 
-std::string error_of(const std::string& text) {
-  try {
-    parse_spec(text);
-  } catch (const pe::spec_error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string error_of(const std::string& text) { return pe_test::spec_error_of(text); }
 
 TEST(rope_spec, canonical_text_fills_rotary_dim) {
   EXPECT_EQ(parse_spec("rope(dim=128, base=500000, scaling=llama3(factor=8, original_max=8192))").text(),

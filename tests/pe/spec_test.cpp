@@ -2,6 +2,8 @@
 #include "pe/spec.hpp"
 
 #include <gtest/gtest.h>
+
+#include "support/spec_errors.hpp"
 #include <rapidcheck/gtest.h>
 
 #include <fmt/format.h>
@@ -12,14 +14,7 @@ namespace {
 
 using pe::parse_spec;
 
-std::string error_of(const std::string& text) {
-  try {
-    pe::parse_spec_any(text);
-  } catch (const pe::spec_error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string error_of(const std::string& text) { return pe_test::spec_error_of(text); }
 
 TEST(spec, defaults_are_filled_in_canonically) {
   EXPECT_EQ(parse_spec("sinusoidal(dim=4)").text(), "sinusoidal(dim=4, base=10000, layout=interleaved)");

@@ -27,6 +27,13 @@ double learned_entry(std::uint64_t seed, std::int64_t index, double init_std) {
   return static_cast<double>(mp_real(init_std) * z);
 }
 
+std::vector<double> learned_entries(std::uint64_t seed, std::int64_t first, std::int64_t count, double init_std) {
+  std::vector<double> out;
+  out.reserve(static_cast<size_t>(count));
+  for (std::int64_t e = 0; e < count; ++e) out.push_back(learned_entry(seed, first + e, init_std));
+  return out;
+}
+
 void register_absolute_schemes(std::vector<scheme_info>& out) {
   const auto dim = [](std::int64_t min) {
     return integer_param("dim", "components per position vector", std::nullopt, min, max_dim);
@@ -51,9 +58,7 @@ void register_absolute_schemes(std::vector<scheme_info>& out) {
                  "a seeded N(0, init_std^2) table standing in for trained weights; p >= max_len is an error, "
                  "never a wrap",
                  {dim(1), integer_param("max_len", "rows in the table (positions 0 .. max_len-1)", std::nullopt, 1, max_table_length),
-                  real_param("init_std", "standard deviation of the entries (GPT-2: 0.02)", 0.02,
-                             [](double x) { return x > 0 ? std::string() : std::string("must be > 0"); }),
-                  integer_param("seed", "generator seed; the same seed gives the same table everywhere", 0, 0)},
+                  init_std_param(0.02, "standard deviation of the entries (GPT-2: 0.02)"), seed_param()},
                  {"encode", "attend"},
                  {}});
   out.push_back({"none", "encoding",

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -64,6 +65,8 @@ tensor<T> binary_encode(const spec& s, std::span<const std::int64_t> pos) {
 // [0, 1) from splitmix64 of (seed, p * dim + j), evaluated with MPFR and rounded once to
 // binary64, so the table is the same on every machine. Positions >= max_len are an error.
 double learned_entry(std::uint64_t seed, std::int64_t index, double init_std);
+// Entries first .. first + count - 1 of the same stream (a table laid out row-major).
+std::vector<double> learned_entries(std::uint64_t seed, std::int64_t first, std::int64_t count, double init_std);
 
 template <class T>
 tensor<T> learned_encode(const spec& s, std::span<const std::int64_t> pos) {

@@ -10,10 +10,8 @@ shaw_tables make_shaw_tables(const spec& s) {
   shaw_tables t{s.integer("k"), s.integer("dim"), {}, {}};
   const std::int64_t rows = 2 * t.k + 1, entries = rows * t.dim;
   const auto seed = static_cast<std::uint64_t>(s.integer("seed"));
-  t.key.reserve(static_cast<size_t>(entries));
-  t.value.reserve(static_cast<size_t>(entries));
-  for (std::int64_t e = 0; e < entries; ++e) t.key.push_back(learned_entry(seed, e, s.real("init_std")));
-  for (std::int64_t e = 0; e < entries; ++e) t.value.push_back(learned_entry(seed, entries + e, s.real("init_std")));
+  t.key = learned_entries(seed, 0, entries, s.real("init_std"));
+  t.value = learned_entries(seed, entries, entries, s.real("init_std"));
   return t;
 }
 
@@ -23,9 +21,7 @@ void register_shaw_schemes(std::vector<scheme_info>& out) {
                  "a^V (added to the values); seeded [2k+1, dim] tables shared by the heads",
                  {integer_param("k", "clipping distance", std::nullopt, 1, 4096),
                   integer_param("dim", "head dimension of q, k and v", std::nullopt, 1, max_dim),
-                  real_param("init_std", "standard deviation of the table entries", 0.02,
-                             [](double x) { return x > 0 ? std::string() : std::string("must be > 0"); }),
-                  integer_param("seed", "table seed", 0, 0)},
+                  init_std_param(0.02, "standard deviation of the table entries"), seed_param()},
                  {"attend"},
                  {}});
 }

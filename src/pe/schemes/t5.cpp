@@ -71,9 +71,7 @@ void register_t5_schemes(std::vector<scheme_info>& out) {
                  {integer_param("buckets", "number of buckets (T5: 32)", 32, 2, 4096),
                   integer_param("max_distance", "distance where the last bucket starts (T5: 128)", 128, 1, max_table_length),
                   bidirectional, integer_param("heads", "attention heads of the bias table", 1, 1, 4096),
-                  real_param("init_std", "standard deviation of the table entries", 0.05,
-                             [](double x) { return x > 0 ? std::string() : std::string("must be > 0"); }),
-                  integer_param("seed", "table seed", 0, 0)},
+                  init_std_param(0.05, "standard deviation of the table entries"), seed_param()},
                  {"bucket", "bias", "attend"},
                  [](const spec& s) {
                    const std::int64_t per_sign = s.integer("buckets") / (s.boolean("bidirectional") ? 2 : 1);

@@ -14,10 +14,9 @@ txl_weights make_txl_weights(const spec& s) {
   const auto seed = static_cast<std::uint64_t>(s.integer("seed"));
   const double sd = s.real("init_std");
   const std::int64_t width = w.heads * w.dim;
-  std::int64_t index = 0;
-  for (std::int64_t e = 0; e < w.r_dim * width; ++e) w.w_r.push_back(learned_entry(seed, index++, sd));
-  for (std::int64_t e = 0; e < width; ++e) w.u.push_back(learned_entry(seed, index++, sd));
-  for (std::int64_t e = 0; e < width; ++e) w.v.push_back(learned_entry(seed, index++, sd));
+  w.w_r = learned_entries(seed, 0, w.r_dim * width, sd);
+  w.u = learned_entries(seed, w.r_dim * width, width, sd);
+  w.v = learned_entries(seed, w.r_dim * width + width, width, sd);
   return w;
 }
 
@@ -28,9 +27,7 @@ void register_txl_schemes(std::vector<scheme_info>& out) {
                  {integer_param("heads", "attention heads", std::nullopt, 1, 4096),
                   integer_param("dim", "head dimension of q and k", std::nullopt, 1, 4096),
                   integer_param("r_dim", "dimension of the relative sinusoid R (TXL: d_model)", std::nullopt, 2, 65536),
-                  real_param("init_std", "standard deviation of W_R, u and v", 0.02,
-                             [](double x) { return x > 0 ? std::string() : std::string("must be > 0"); }),
-                  integer_param("seed", "weight seed", 0, 0)},
+                  init_std_param(0.02, "standard deviation of W_R, u and v"), seed_param()},
                  {"attend"},
                  [](const spec& s) {
                    if (s.integer("r_dim") % 2) {
