@@ -165,7 +165,55 @@ std::array<tensor<mp_real>, 4> txl_terms(const spec& s, const attend_inputs& in,
   return t;
 }
 
+std::array<tensor<mp_real>, 2> deberta_terms(const spec& s, const attend_inputs& in, const projected& p) {
+  const deberta_tables t = make_deberta_tables(s);
+  const std::int64_t n_q = p.q.rows(), n_k = p.k.rows(), heads = p.heads, d = p.dim;
+  if (t.heads != heads || t.dim != d) {
+    throw input_error(fmt::format("attend: deberta has heads={}, dim={} but q has {} heads of {}", t.heads, t.dim, heads, d));
+  }
+  if (static_cast<std::int64_t>(in.qpos.size()) != n_q || static_cast<std::int64_t>(in.kpos.size()) != n_k) {
+    throw input_error("attend: deberta needs one qpos per query and one kpos per key");
+  }
+  const std::int64_t width = heads * d;
+  std::array<tensor<mp_real>, 2> out{tensor<mp_real>({heads, n_q, n_k}), tensor<mp_real>({heads, n_q, n_k})};
+  for (std::int64_t i = 0; i < n_q; ++i)
+    for (std::int64_t j = 0; j < n_k; ++j) {
+      std::int64_t rel = 0;  // query - key, saturated (every far distance clamps to an end row)
+      if (__builtin_sub_overflow(in.qpos[i], in.kpos[j], &rel)) {
+        rel = in.qpos[i] > in.kpos[j] ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+      }
+      const std::int64_t row = deberta_row(rel, s);
+      for (std::int64_t h = 0; h < heads; ++h) {
+        mp_real c2p = 0, p2c = 0;
+        for (std::int64_t e = 0; e < d; ++e) {
+          const auto col = static_cast<size_t>(row * width + h * d + e);
+          c2p += p.q(i, h * d + e) * mp_real(t.key[col]);
+          p2c += p.k(j, h * d + e) * mp_real(t.query[col]);
+        }
+        const auto at = static_cast<size_t>((h * n_q + i) * n_k + j);
+        out[0].data[at] = c2p;
+        out[1].data[at] = p2c;
+      }
+    }
+  return out;
+}
+
 }  // namespace detail
+
+std::array<tensor<mp_real>, 3> deberta_score_terms(const spec& s, const attend_inputs& in) {
+  const auto p = detail::project(s, in);
+  auto [c2p, p2c] = detail::deberta_terms(s, in, p);
+  tensor<mp_real> c2c(c2p.shape);
+  const std::int64_t heads = p.heads, n_q = p.q.rows(), n_k = p.k.rows(), d = p.dim;
+  for (std::int64_t h = 0; h < heads; ++h)
+    for (std::int64_t i = 0; i < n_q; ++i)
+      for (std::int64_t j = 0; j < n_k; ++j) {
+        mp_real dot = 0;
+        for (std::int64_t e = 0; e < d; ++e) dot += p.q(i, h * d + e) * p.k(j, h * d + e);
+        c2c.data[static_cast<size_t>((h * n_q + i) * n_k + j)] = dot;
+      }
+  return {std::move(c2c), std::move(c2p), std::move(p2c)};
+}
 
 std::array<tensor<mp_real>, 4> txl_score_terms(const spec& s, const attend_inputs& in) {
   return detail::txl_terms(s, in, detail::project(s, in));

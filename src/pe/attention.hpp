@@ -14,6 +14,7 @@
 #include "pe/error.hpp"
 #include "pe/mp.hpp"
 #include "pe/schemes/alibi.hpp"
+#include "pe/schemes/deberta.hpp"
 #include "pe/schemes/rope.hpp"
 #include "pe/schemes/rope_nd.hpp"
 #include "pe/schemes/shaw.hpp"
@@ -73,6 +74,10 @@ projected project(const spec& s, const attend_inputs& in);
 std::vector<std::int64_t> positions_or_order(const std::vector<std::int64_t>& given, std::int64_t n, std::int64_t axes,
                                              const char* name);
 tensor<mp_real> bias(const spec& s, const attend_inputs& in, std::int64_t heads);
+// DeBERTa's c2p and p2c (unscaled) [H, T, S]: q_i . K_r[row] and k_j . Q_r[row], row =
+// deberta_row(qpos_i - kpos_j). HF uses the same row for both; the paper writes p2c with
+// delta(j, i) -- pecheck follows the code, which pretrained weights were trained with.
+std::array<tensor<mp_real>, 2> deberta_terms(const spec& s, const attend_inputs& in, const projected& p);
 // Transformer-XL's four terms of q k^T (unscaled), [H, T, S] each: (a) content, (b) content-position,
 // (c) global content, (d) global position.
 std::array<tensor<mp_real>, 4> txl_terms(const spec& s, const attend_inputs& in, const projected& p);
@@ -108,7 +113,14 @@ tensor<T> attend(const spec& s, const attend_inputs& in) {
   const auto qpos = detail::positions_or_order(in.qpos, n_q, axes, "qpos");
   const auto kpos = is_absolute(s) ? qpos : detail::positions_or_order(in.kpos, n_k, axes, "kpos");
   const auto later = [&](std::int64_t i, std::int64_t j) { return kpos[j * axes] > qpos[i * axes]; };
-  const mp_real scale = 1 / sqrt(mp_real(d));
+  // DeBERTa divides all three of its terms by sqrt(3 d) (HF: scale_factor = 1 + c2p + p2c).
+  const bool deberta = s.scheme() == "deberta";
+  const mp_real scale = 1 / sqrt(mp_real(deberta ? 3 * d : d));
+  if (deberta) {
+    const auto terms = detail::deberta_terms(s, in, p);
+    b = tensor<mp_real>(terms[0].shape);
+    for (size_t e = 0; e < b.data.size(); ++e) b.data[e] = (terms[0].data[e] + terms[1].data[e]) * scale;
+  }
   // Shaw: relative key and value embeddings, row shaw_row(kpos, qpos) of each table.
   const bool shaw = s.scheme() == "shaw";
   shaw_tables rel;
@@ -163,6 +175,10 @@ tensor<T> attend(const spec& s, const attend_inputs& in) {
     }
   return out;
 }
+
+// DeBERTa's three terms for the given inputs, [H, T, S] each, unscaled: content-to-content
+// q.k, content-to-position (c2p) and position-to-content (p2c); attend divides their sum by sqrt(3 d).
+std::array<tensor<mp_real>, 3> deberta_score_terms(const spec& s, const attend_inputs& in);
 
 // Transformer-XL's terms for the given inputs, [H, T, S] each, unscaled (a + b + c + d = A_ij).
 std::array<tensor<mp_real>, 4> txl_score_terms(const spec& s, const attend_inputs& in);

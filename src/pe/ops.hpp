@@ -57,6 +57,13 @@ std::vector<named_tensor<T>> run_op(std::string_view op, const spec& s, const op
   if (s.scheme() == "rope" || s.scheme() == "rope_nd" || s.scheme() == "mrope") return rope_op<T>(op, s, in);
   if (s.scheme() == "alibi") return {{"bias", alibi_bias<T>(s, in.qpos, in.kpos)}};
   if (s.scheme() == "t5" && op == "bias") return {{"bias", t5_bias<T>(s, in.qpos, in.kpos)}};
+  if (s.scheme() == "deberta") {
+    tensor<T> b({static_cast<std::int64_t>(in.rel.size())});
+    for (size_t k = 0; k < in.rel.size(); ++k) {
+      b.data[k] = store_integer<T>(deberta_bucket(in.rel[k], s.integer("buckets"), s.integer("max_position")));
+    }
+    return {{"bucket", std::move(b)}};
+  }
   if (s.scheme() == "t5") {
     tensor<T> b({static_cast<std::int64_t>(in.rel.size())});
     for (size_t k = 0; k < in.rel.size(); ++k) {

@@ -22,6 +22,7 @@ std::deque<scheme_info>& mutable_registry() {
     register_t5_schemes(r);
     register_shaw_schemes(r);
     register_txl_schemes(r);
+    register_deberta_schemes(r);
     return std::deque<scheme_info>(r.begin(), r.end());
   }();
   return all;

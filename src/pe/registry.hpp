@@ -79,6 +79,7 @@ void register_alibi_schemes(std::vector<scheme_info>& out);
 void register_t5_schemes(std::vector<scheme_info>& out);
 void register_shaw_schemes(std::vector<scheme_info>& out);
 void register_txl_schemes(std::vector<scheme_info>& out);
+void register_deberta_schemes(std::vector<scheme_info>& out);
 
 // The value in canonical spec text: integers plainly, reals as the shortest text that reads
 // back to the same binary64, lists in brackets, nested specs in full.

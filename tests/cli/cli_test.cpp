@@ -130,6 +130,8 @@ TEST(cli_eval, buckets_and_biases) {
   EXPECT_EQ(jb["outputs"]["bucket"]["data"][300], "0");   // rel 0
   EXPECT_EQ(jb["outputs"]["bucket"]["data"][316], "26");  // rel +16: the exact log boundary
   EXPECT_EQ(jb["outputs"]["bucket"]["data"][0], "15");    // rel -300
+  const auto d = run("eval bucket 'deberta(k=256, buckets=256, max_position=512, dim=64)' --rel 0,129,511,-1000 --format csv");
+  EXPECT_EQ(d.out, "row,bucket[0],bucket[1],bucket[2],bucket[3]\n0,0,129,255,-317\n");
   const auto a = run("eval bias 'alibi(heads=12)' --qpos 0:4 --kpos 0:4 --format json");
   ASSERT_EQ(a.exit_code, 0) << a.err;
   const auto ja = nlohmann::json::parse(a.out);
@@ -150,7 +152,7 @@ TEST(cli_eval, attend_from_an_input_file) {
   const auto plain = run("eval attend 'none()' --input " + path + " --format csv");
   EXPECT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_EQ(plain.out, "query/head,out[0]\n0/0,1\n1/0,1.6697615493266569\n");
-  for (const char* spec : {"rope(dim=2)", "alibi(heads=1)", "t5(heads=1)", "shaw(k=1, dim=2)", "txl(heads=1, dim=2, r_dim=2)", "mrope(dim=2, sections=[1, 0, 0])"}) {
+  for (const char* spec : {"rope(dim=2)", "alibi(heads=1)", "t5(heads=1)", "shaw(k=1, dim=2)", "txl(heads=1, dim=2, r_dim=2)", "deberta(k=2, dim=2)", "mrope(dim=2, sections=[1, 0, 0])"}) {
     const bool mrope = std::string(spec).rfind("mrope", 0) == 0, shaw = std::string(spec).rfind("shaw", 0) == 0;
     const std::string file = mrope ? path + ".rows" : shaw ? path + ".shaw" : path;
     if (mrope) {
