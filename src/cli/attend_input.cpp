@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/positions.hpp"
 #include "pe/error.hpp"
 
 namespace pecheck {
@@ -20,10 +21,7 @@ namespace {
 double number(const nlohmann::json& v, const std::string& where) {
   if (v.is_number()) return v.get<double>();
   if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    char* end = nullptr;
-    const double d = std::strtod(s.c_str(), &end);
-    if (!s.empty() && end == s.c_str() + s.size() && std::isfinite(d)) return d;
+    if (const auto d = parse_finite_double(v.get<std::string>())) return *d;
   }
   throw pe::input_error(fmt::format("{}: {} is not a finite number", where, v.dump()));
 }

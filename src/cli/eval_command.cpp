@@ -41,13 +41,9 @@ std::vector<double> parse_values(const std::string& text) {
   while (start <= text.size()) {
     const size_t comma = std::min(text.find(',', start), text.size());
     const std::string item = text.substr(start, comma - start);
-    char* end = nullptr;
-    errno = 0;
-    const double v = std::strtod(item.c_str(), &end);
-    if (item.empty() || end != item.c_str() + item.size() || !std::isfinite(v)) {
-      throw pe::input_error(fmt::format("--x: '{}' is not a finite number", item));
-    }
-    out.push_back(v);
+    const auto v = parse_finite_double(item);
+    if (!v) throw pe::input_error(fmt::format("--x: '{}' is not a finite number", item));
+    out.push_back(*v);
     start = comma + 1;
   }
   return out;

@@ -2,6 +2,8 @@
 #include "cli/positions.hpp"
 
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -20,6 +22,13 @@ std::int64_t parse_int(std::string_view item, std::string_view whole, std::strin
 }
 
 }  // namespace
+
+std::optional<double> parse_finite_double(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
 
 std::vector<std::int64_t> parse_positions(std::string_view text, std::string_view flag) {
   std::vector<std::int64_t> out;

@@ -1,6 +1,8 @@
-// Parsing of --pos lists: "0,1,2", half-open ranges "a:b", or a mix of both.
+// Parsing of command-line numbers: --pos lists ("0,1,2", half-open ranges "a:b", or a mix) and finite reals.
 #pragma once
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -8,6 +10,10 @@ namespace pecheck {
 
 // Throws pe::input_error naming the bad item.
 std::vector<std::int64_t> parse_positions(std::string_view text, std::string_view flag = "--pos");
+
+// A decimal or C99 hex float read to the nearest binary64, or nothing when the text is not
+// exactly one finite number.
+std::optional<double> parse_finite_double(const std::string& text);
 
 // The most positions one --pos may produce (keeps a typo from allocating gigabytes).
 inline constexpr std::int64_t max_positions = 10'000'000;

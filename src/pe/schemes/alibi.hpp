@@ -19,12 +19,19 @@ namespace pe {
 // Returned as (numerator, denominator) of e, so every precision evaluates 2^e itself.
 std::vector<std::pair<std::int64_t, std::int64_t>> alibi_slope_exponents(std::int64_t heads);
 
+// Working bits: slope * (j - i) must keep the exact int64 distance (up to 65 bits) and the
+// slope's 53+ bits with room: 192 for stored binary formats, output + 64 for MPFR.
+template <class T>
+unsigned alibi_wide_bits() {
+  return std::is_same_v<T, mp_real> ? mp_output_bits() + 64 : 192;
+}
+
 template <class T>
 std::vector<T> alibi_slopes(const spec& s) {
   using W = wide_t<T>;
   using std::pow;
   std::optional<mp_working_bits> scope;
-  if constexpr (std::is_same_v<W, mp_real>) scope.emplace(std::is_same_v<T, mp_real> ? mp_output_bits() + 64 : 128);
+  if constexpr (std::is_same_v<W, mp_real>) scope.emplace(alibi_wide_bits<T>());
   std::vector<T> out;
   for (const auto& [num, den] : alibi_slope_exponents(s.integer("heads"))) out.push_back(store_as<T>(pow(W(2), W(num) / W(den))));
   return out;
@@ -39,7 +46,7 @@ template <class T>
 tensor<T> alibi_bias(const spec& s, std::span<const std::int64_t> qpos, std::span<const std::int64_t> kpos) {
   using W = wide_t<T>;
   std::optional<mp_working_bits> scope;
-  if constexpr (std::is_same_v<W, mp_real>) scope.emplace(std::is_same_v<T, mp_real> ? mp_output_bits() + 64 : 192);
+  if constexpr (std::is_same_v<W, mp_real>) scope.emplace(alibi_wide_bits<T>());
   using std::abs;
   using std::pow;
   const auto exps = alibi_slope_exponents(s.integer("heads"));
