@@ -8,5 +8,7 @@ namespace pecheck {
 // Registers the subcommand; the returned function runs it (after parsing) and gives the exit code.
 std::function<int()> add_list_command(CLI::App& app);
 std::function<int()> add_eval_command(CLI::App& app);
+std::function<int()> add_check_command(CLI::App& app);
+std::function<int()> add_golden_command(CLI::App& app);
 
 }  // namespace pecheck

@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   CLI::App app{"pecheck: verification suite for transformer positional encodings"};
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
-  for (auto add : {pecheck::add_list_command, pecheck::add_eval_command}) {
+  for (auto add : {pecheck::add_list_command, pecheck::add_eval_command, pecheck::add_check_command, pecheck::add_golden_command}) {
     auto run = add(app);
     commands.emplace_back(app.get_subcommands({}).back(), run);
   }
@@ -32,6 +32,18 @@ int main(int argc, char** argv) {
   if (argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end()) {
     fmt::print(stderr, "pecheck: unknown command '{}' (commands: {})\n", argv[1], fmt::join(names, ", "));
     return 2;
+  }
+  // The same for the second word of a command that has its own commands (pecheck golden ...).
+  for (const auto& [sub, run] : commands) {
+    if (sub->get_name() != argv[1]) continue;
+    std::vector<std::string> inner;
+    for (const auto* s : sub->get_subcommands({})) inner.push_back(s->get_name());
+    if (inner.empty()) break;
+    if (argc < 3 || (argv[2][0] != '-' && std::find(inner.begin(), inner.end(), argv[2]) == inner.end())) {
+      fmt::print(stderr, "pecheck {}: {} (commands: {})\n", argv[1],
+                 argc < 3 ? std::string("a command is required") : fmt::format("unknown command '{}'", argv[2]), fmt::join(inner, ", "));
+      return 2;
+    }
   }
   try {
     app.parse(argc, argv);

@@ -196,6 +196,13 @@ struct bad_call {
 
 // Bad input: one line on stderr naming what and where, exit 2, and nothing on stdout.
 const bad_call bad_calls[] = {
+    {"golden export --format npz out", "pecheck: --format: npz not in {npy,json}\n"},
+    {"golden frobnicate", "pecheck golden: unknown command 'frobnicate' (commands: regen, verify, diff, export)\n"},
+    {"golden", "pecheck golden: a command is required (commands: regen, verify, diff, export)\n"},
+    {"check --property '('", "pecheck: --property '(' is not a regular expression: Mismatched '(' and ')' in regular expression\n"},
+    {"check --property 'no-such-law'", "pecheck: no target matches --property 'no-such-law' --spec '.*'\n"},
+    {"check --cases 0", "pecheck: --cases: Value 0 not in range 1 to 1000000\n"},
+    {"check --property binary --json /no/such/dir/out.json", "pecheck: --json: cannot write /no/such/dir/out.json\n"},
     {"eval encode 'sinusoidal(dim=5)' --pos 0", "pecheck: sinusoidal: dim=5 is odd; sin/cos pairs need an even dim\n"},
     {"eval encode 'learned(dim=2, max_len=4)' --pos 2:5",
      "pecheck: learned: position 4 is outside the table [0, 4) (max_len=4)\n"},
@@ -228,8 +235,8 @@ const bad_call bad_calls[] = {
      "pecheck: --x has 3 values; rotate needs dim=4 (one vector for all) or T*H*D=2*1*4=8\n"},
     {"eval rotate 'rope(dim=4)' --pos 0 --x 1,2,nan,4", "pecheck: --x: 'nan' is not a finite number\n"},
     {"eval matrix 'rope(dim=4)' --pos 0,1", "pecheck: rope: op 'matrix' takes one position, not 2\n"},
-    {"", "pecheck: a command is required (commands: list, eval)\n"},
-    {"frobnicate", "pecheck: unknown command 'frobnicate' (commands: list, eval)\n"},
+    {"", "pecheck: a command is required (commands: list, eval, check, golden)\n"},
+    {"frobnicate", "pecheck: unknown command 'frobnicate' (commands: list, eval, check, golden)\n"},
 };
 
 TEST(cli_errors, one_line_exit_2_nothing_on_stdout) {
@@ -245,6 +252,48 @@ TEST(cli_errors, a_failed_write_is_an_error) {
   const auto r = run("list > /dev/full");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "pecheck: cannot write the output: No space left on device\n");
+}
+
+// pecheck check: the matrix on stdout, the JSON report, exit 0 when every expectation is met.
+TEST(cli_check, matrix_and_json_for_the_selected_laws) {
+  const std::string json_file = ::testing::TempDir() + "pecheck_check_" + std::to_string(getpid()) + ".json";
+  const auto r = run("check --property '^(binary|attention)\\.' --spec '^(none|binary)$' --cases 20 --json " + json_file);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("attention.permutation_equivariance       holds       fails"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("binary.jumpiness                           n/a       holds"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("7 of 7 expectations met"), std::string::npos) << r.out;
+  std::ifstream in(json_file);
+  const auto j = nlohmann::json::parse(in);
+  std::remove(json_file.c_str());
+  ASSERT_EQ(j["properties"].size(), 4u);
+  const auto& first = j["properties"][0];
+  EXPECT_EQ(first["id"], "attention.permutation_equivariance");
+  ASSERT_EQ(first["results"].size(), 2u);
+  EXPECT_EQ(first["results"][0]["spec"], "none");
+  EXPECT_EQ(first["results"][0]["expected"], "holds");
+  EXPECT_EQ(first["results"][0]["observed"], "holds");
+  EXPECT_EQ(first["results"][0]["met"], true);
+  EXPECT_EQ(first["results"][0]["cases"], 20);
+  EXPECT_TRUE(first["results"][0]["counterexample"].is_null());
+  EXPECT_EQ(first["results"][1]["spec"], "binary");
+  EXPECT_EQ(first["results"][1]["expected"], "fails");
+  EXPECT_EQ(first["results"][1]["met"], true);
+  EXPECT_NE(first["results"][1]["counterexample"].get<std::string>().find("binary(dim="), std::string::npos);
+}
+
+// pecheck golden: verify the repository's tree; diff names what changed; bad trees exit non-zero.
+TEST(cli_golden, verify_and_diff) {
+  const std::string golden = std::string(PECHECK_SOURCE_DIR) + "/golden";
+  const auto ok = run("golden verify --only '^seeds/' --dir " + golden);
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_EQ(ok.out, "golden verify: every value in " + golden + " agrees with its recomputation within 1e-35 relative\n");
+  const auto same = run("golden diff " + golden + " " + golden);
+  EXPECT_EQ(same.exit_code, 0);
+  EXPECT_EQ(same.out, "no differences\n");
+  const auto missing = run("golden verify --dir /no/such/tree");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.out, "/no/such/tree/MANIFEST.json: cannot be read\ngolden verify: 1 problems\n");
 }
 
 TEST(cli_list, shows_every_scheme_with_its_parameters) {

@@ -97,8 +97,11 @@ struct rope_frequencies {
       low = std::max(low, U(0));
       high = std::min(high, r - U(1));
       U span = high - low;
-      if (ggml) span = std::max(span, U(0.001));  // ggml: MAX(0.001, high - low)
-      else if (low == high) span = U(0.001);       // HF: high += 0.001 when the range is empty
+      // The constants 0.001 and 0.1 below are exact decimals (U(1) / U(1000)), as the papers write
+      // them; implementations' float or double literals differ by at most an ulp of their type.
+      const U thousandth = U(1) / U(1000);
+      if (ggml) span = std::max(span, thousandth);  // ggml: MAX(0.001, high - low)
+      else if (low == high) span = thousandth;       // HF: high += 0.001 when the range is empty
       const U ramp = std::clamp((U(i) - low) / span, U(0), U(1));  // 0: extrapolate, 1: interpolate
       return plain / f * ramp + plain * (U(1) - ramp);
     }
@@ -122,10 +125,10 @@ struct rope_frequencies {
         // ggml's rope_yarn multiplies its attn_factor by 1 + 0.1 ln(1/freq_scale) itself,
         // with no clamp for factor < 1 (llama.cpp divides it back out; HF never applies it).
         const U given = sc.has("attention_factor") ? U(sc.real("attention_factor")) : U(1);
-        return given * (U(1) + U(0.1) * log(f));
+        return given * (U(1) + log(f) / U(10));
       }
       if (sc.has("attention_factor")) return U(sc.real("attention_factor"));
-      const auto mscale = [&](const U& m) { return f <= U(1) ? U(1) : U(0.1) * m * log(f) + U(1); };
+      const auto mscale = [&](const U& m) { return f <= U(1) ? U(1) : m * log(f) / U(10) + U(1); };
       const bool ratio = sc.has("mscale") && sc.has("mscale_all_dim") && sc.real("mscale") != 0 &&
                          sc.real("mscale_all_dim") != 0;
       if (ratio) return mscale(U(sc.real("mscale"))) / mscale(U(sc.real("mscale_all_dim")));

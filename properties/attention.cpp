@@ -1,0 +1,102 @@
+// Laws of attention itself: permutation equivariance, how position breaks it, and seed 004's causal-prefix trap.
+#include "properties/law_support.hpp"
+#include "properties/property.hpp"
+#include "properties/targets.hpp"
+
+namespace pe::props {
+namespace {
+
+// attend's out [T, H, Dv] for the inputs.
+template <class T>
+tensor<T> attend_out(const backend<T>& b, const spec& s, const attend_inputs& in) {
+  return b.output("attend", s, attend_op_inputs(in), "out");
+}
+
+// attend computes at 128 bits (p + 64 for MPFR) and rounds once, so each output is within
+// u |value| (plus a far smaller working error) of the exact attention: two outputs whose exact
+// values agree differ by at most 2u max|out| (proof: attention.permutation_equivariance.md).
+template <class T>
+double rounding_floor(const tensor<T>& a, const tensor<T>& b) {
+  return 2 * unit_roundoff<T>() * (1 + unit_roundoff<T>()) * std::max(max_abs(a), max_abs(b));
+}
+
+// attend(P X) = P attend(X): reorder the tokens (positions stay with the slots), and row t of
+// the output must be row order[t] of the original output.
+template <class T>
+struct permutation_equivariance {
+  static measure run(const backend<T>& b, const spec& s) {
+    const auto tokens = *rc::gen::inRange<std::int64_t>(2, 7);
+    const auto in = draw_attend(s, tokens, false);
+    const auto order = *gen_permutation(tokens);
+    const auto out = attend_out(b, s, in), moved = attend_out(b, s, reorder_tokens(in, order));
+    const std::int64_t row = static_cast<std::int64_t>(out.data.size()) / tokens;
+    double residual = 0;
+    for (std::int64_t t = 0; t < tokens; ++t) residual = std::max(residual, max_abs_diff(moved, t * row, out, order[t] * row, row));
+    return {residual, rounding_floor(out, moved), std::max(max_abs(out), 1e-300)};
+  }
+};
+
+// Equal tokens get equal outputs: copy token i onto token j and compare their output rows.
+// Without a position signal this holds exactly (non-causal attention sees a set); a scheme
+// that places tokens must break it, and the search must find where. Mirror images
+// (i + j = T - 1) are left out: a bias symmetric in i - j (ALiBi's non-causal form) cannot tell
+// them apart when the rest of the sequence is a palindrome (always for T = 3), so they would
+// only cost search power.
+template <class T>
+struct position_breaks_symmetry {
+  static measure run(const backend<T>& b, const spec& s) {
+    const auto tokens = *rc::gen::inRange<std::int64_t>(3, 7);
+    auto in = draw_attend(s, tokens, false);
+    const auto i = *rc::gen::inRange<std::int64_t>(0, tokens);
+    const auto j = (i + *rc::gen::inRange<std::int64_t>(1, tokens)) % tokens;
+    RC_PRE(i + j != tokens - 1);
+    copy_token(in, i, j);
+    const auto out = attend_out(b, s, in);
+    const std::int64_t row = static_cast<std::int64_t>(out.data.size()) / tokens;
+    return {max_abs_diff(out, i * row, out, j * row, row), rounding_floor(out, out), std::max(max_abs(out), 1e-300)};
+  }
+};
+
+// Seed 004's trap: with a causal mask and no position signal, the last query's output ignores
+// the order of the tokens before it. Reorder tokens 0 .. T-2 and compare the last row.
+template <class T>
+struct causal_prefix_invariance {
+  static measure run(const backend<T>& b, const spec& s) {
+    const auto tokens = *rc::gen::inRange<std::int64_t>(3, 7);
+    const auto in = draw_attend(s, tokens, true);
+    auto order = *gen_permutation(tokens - 1);
+    order.push_back(tokens - 1);
+    const auto out = attend_out(b, s, in), moved = attend_out(b, s, reorder_tokens(in, order));
+    const std::int64_t row = static_cast<std::int64_t>(out.data.size()) / tokens;
+    const double residual = max_abs_diff(moved, (tokens - 1) * row, out, (tokens - 1) * row, row);
+    return {residual, rounding_floor(out, moved), std::max(max_abs(out), 1e-300)};
+  }
+};
+
+std::vector<target> none_holds_others_fail(bool causal) {
+  std::vector<target> t = {random_specs("none", expectation::holds)};
+  for (const auto& name : positional_schemes()) {
+    if (name == "alibi") t.push_back(random_specs("alibi", "alibi", expectation::fails, gen_alibi_spec(causal)));
+    else t.push_back(random_specs(name, expectation::fails));
+  }
+  return t;
+}
+
+}  // namespace
+
+void add_attention_properties(std::vector<property>& out) {
+  out.push_back(make_property<permutation_equivariance>(
+      "attention.permutation_equivariance",
+      "reordering the tokens reorders the outputs the same way: attend(P X) = P attend(X); every position signal breaks it",
+      law_kind::identity, none_holds_others_fail(false)));
+  out.push_back(make_property<position_breaks_symmetry>(
+      "attention.position_breaks_symmetry",
+      "equal tokens get equal outputs wherever they stand (mirror images aside); every position signal breaks this",
+      law_kind::identity, none_holds_others_fail(false)));
+  out.push_back(make_property<causal_prefix_invariance>(
+      "attention.causal_prefix_invariance",
+      "with a causal mask and no position signal, a query's output ignores the order of its past (seed 004's trap)",
+      law_kind::identity, none_holds_others_fail(true)));
+}
+
+}  // namespace pe::props

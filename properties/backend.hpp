@@ -1,0 +1,58 @@
+// An encoding as the properties see it: ops by name, so a law runs on the reference or on an implementation under test.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "pe/error.hpp"
+#include "pe/ops.hpp"
+#include "pe/spec.hpp"
+#include "pe/tensor.hpp"
+
+namespace pe::props {
+
+// Laws call `run` with the op names and inputs of `pecheck eval`; outputs come back in T.
+template <class T>
+class backend {
+ public:
+  virtual ~backend() = default;
+  virtual std::string name() const = 0;
+  virtual std::vector<named_tensor<T>> run(std::string_view op, const spec& s, const op_inputs& in) const = 0;
+
+  // The output called `name` of `op`.
+  tensor<T> output(std::string_view op, const spec& s, const op_inputs& in, std::string_view name) const {
+    for (auto& o : run(op, s, in))
+      if (o.name == name) return std::move(o.value);
+    throw input_error(fmt::format("{}: op '{}' returned no output '{}'", this->name(), op, name));
+  }
+};
+
+// The reference: run_op<T>, at binary64 or at the MPFR precision in force.
+template <class T>
+class reference_backend : public backend<T> {
+ public:
+  std::string name() const override { return "reference"; }
+  std::vector<named_tensor<T>> run(std::string_view op, const spec& s, const op_inputs& in) const override {
+    if (op == "score_terms") return score_terms(s, in);
+    return run_op<T>(op, s, in);
+  }
+
+ private:
+  // Reference-only op: DeBERTa's unscaled score terms c2c, c2p, p2c [H, T, S], each rounded once to T.
+  static std::vector<named_tensor<T>> score_terms(const spec& s, const op_inputs& in) {
+    if (s.scheme() != "deberta") throw spec_error(fmt::format("{}: op 'score_terms' is DeBERTa's", s.scheme()));
+    const auto terms = deberta_score_terms(s, in.attend);
+    std::vector<named_tensor<T>> out;
+    const char* names[] = {"c2c", "c2p", "p2c"};
+    for (size_t t = 0; t < terms.size(); ++t) {
+      tensor<T> v(terms[t].shape);
+      for (size_t e = 0; e < v.data.size(); ++e) v.data[e] = store_as<T>(terms[t].data[e]);
+      out.push_back({names[t], std::move(v)});
+    }
+    return out;
+  }
+};
+
+}  // namespace pe::props

@@ -1,0 +1,110 @@
+// Shared pieces of the law bodies (see law_support.hpp).
+#include "properties/law_support.hpp"
+
+namespace pe::props {
+
+std::int64_t rope_head_dim(const spec& s) {
+  if (s.scheme() == "rope_nd") return rope_nd_plan(s).dim;
+  return s.integer("dim");
+}
+
+std::int64_t rope_rotated_dims(const spec& s) {
+  if (s.scheme() == "rope") return s.integer("rotary_dim");
+  return rope_head_dim(s);
+}
+
+op_inputs rotate_inputs(std::vector<double> x, std::int64_t tokens, std::int64_t heads, std::int64_t dim,
+                        std::vector<std::int64_t> pos, std::int64_t axes) {
+  op_inputs in;
+  in.x = tensor<double>({tokens, heads, dim});
+  in.x.data = std::move(x);
+  in.pos = std::move(pos);
+  in.pos_axes = axes;
+  return in;
+}
+
+op_inputs position_inputs(std::vector<std::int64_t> pos, std::int64_t axes) {
+  op_inputs in;
+  in.pos = std::move(pos);
+  in.pos_axes = axes;
+  return in;
+}
+
+op_inputs attend_op_inputs(attend_inputs a) {
+  op_inputs in;
+  in.attend = std::move(a);
+  return in;
+}
+
+namespace {
+
+tensor<double> drawn(std::vector<std::int64_t> shape) {
+  tensor<double> t(std::move(shape));
+  t.data = *gen_vector(static_cast<std::int64_t>(t.data.size()));
+  return t;
+}
+
+// Rows of a [rows, ...] tensor reordered.
+tensor<double> reorder_rows(const tensor<double>& t, const std::vector<std::int64_t>& order) {
+  if (t.shape.empty()) return t;
+  tensor<double> out = t;
+  const auto width = static_cast<std::int64_t>(t.data.size()) / t.shape[0];
+  for (size_t r = 0; r < order.size(); ++r)
+    std::copy_n(t.data.begin() + order[r] * width, width, out.data.begin() + static_cast<std::int64_t>(r) * width);
+  return out;
+}
+
+void copy_row(tensor<double>& t, std::int64_t from, std::int64_t to) {
+  if (t.shape.empty()) return;
+  const auto width = static_cast<std::int64_t>(t.data.size()) / t.shape[0];
+  std::copy_n(t.data.begin() + from * width, width, t.data.begin() + to * width);
+}
+
+}  // namespace
+
+attend_inputs draw_attend(const spec& s, std::int64_t tokens, bool causal) {
+  attend_inputs in;
+  in.causal = causal;
+  const std::int64_t axes = position_axes(s);
+  for (std::int64_t t = 0; t < tokens; ++t)
+    for (std::int64_t a = 0; a < axes; ++a) in.qpos.push_back(t);
+  if (is_absolute(s)) {
+    const std::int64_t width = s.integer("dim");
+    in.heads = *rc::gen::inRange<std::int64_t>(1, 3);
+    const std::int64_t d = *rc::gen::inRange<std::int64_t>(1, 5);
+    in.x = drawn({tokens, width});
+    in.wq = drawn({width, in.heads * d});
+    in.wk = drawn({width, in.heads * d});
+    in.wv = drawn({width, in.heads * d});
+    return in;
+  }
+  in.kpos = in.qpos;
+  std::int64_t heads = *rc::gen::inRange<std::int64_t>(1, 3), d = *rc::gen::inRange<std::int64_t>(1, 9);
+  const std::string& name = s.scheme();
+  if (name == "rope" || name == "rope_nd" || name == "mrope") d = rope_head_dim(s);
+  if (name == "alibi" || name == "t5" || name == "txl" || name == "deberta") heads = s.integer("heads");
+  if (name == "shaw" || name == "txl" || name == "deberta") d = s.integer("dim");
+  const std::int64_t dv = name == "shaw" ? d : *rc::gen::inRange<std::int64_t>(1, 5);
+  in.q = drawn({tokens, heads, d});
+  in.k = drawn({tokens, heads, d});
+  in.v = drawn({tokens, heads, dv});
+  return in;
+}
+
+attend_inputs reorder_tokens(const attend_inputs& in, const std::vector<std::int64_t>& order) {
+  attend_inputs out = in;
+  out.x = reorder_rows(in.x, order);
+  out.q = reorder_rows(in.q, order);
+  out.k = reorder_rows(in.k, order);
+  out.v = reorder_rows(in.v, order);
+  return out;
+}
+
+void copy_token(attend_inputs& in, std::int64_t from, std::int64_t to) {
+  copy_row(in.x, from, to);
+  copy_row(in.q, from, to);
+  copy_row(in.k, from, to);
+  copy_row(in.v, from, to);
+}
+
+}  // namespace pe::props

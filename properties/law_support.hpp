@@ -1,0 +1,85 @@
+// Shared pieces of the law bodies: shapes a spec implies, drawn attention inputs, tensor norms and differences.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <rapidcheck.h>
+
+#include "pe/attention.hpp"
+#include "pe/ops.hpp"
+#include "pe/schemes/rope_nd.hpp"
+#include "pe/spec.hpp"
+#include "pe/tensor.hpp"
+#include "properties/fp_bounds.hpp"
+#include "properties/generators.hpp"
+
+namespace pe::props {
+
+// The head dim a RoPE-family spec rotates over (rope: dim; rope_nd: the sum of axes; mrope: dim)
+// and how many of its leading dims are rotated (rope: rotary_dim; the axial forms: all).
+std::int64_t rope_head_dim(const spec& s);
+std::int64_t rope_rotated_dims(const spec& s);
+
+// op_inputs for rotate/matrix: x [T, H, D] and T position rows.
+op_inputs rotate_inputs(std::vector<double> x, std::int64_t tokens, std::int64_t heads, std::int64_t dim,
+                        std::vector<std::int64_t> pos, std::int64_t axes);
+op_inputs position_inputs(std::vector<std::int64_t> pos, std::int64_t axes = 1);
+op_inputs attend_op_inputs(attend_inputs in);
+
+// Attention inputs a scheme takes, drawn for `tokens` tokens at positions 0 .. tokens-1 (every
+// position column equal for the multi-axis forms): x, wq, wk, wv and heads for the absolute
+// encodings; q, k, v with qpos = kpos otherwise. Dims follow the spec where it fixes them.
+attend_inputs draw_attend(const spec& s, std::int64_t tokens, bool causal);
+// The same inputs with token rows reordered: row t of the result is row order[t] of `in`.
+// Positions stay where they are (they belong to the slots, not to the tokens).
+attend_inputs reorder_tokens(const attend_inputs& in, const std::vector<std::int64_t>& order);
+// Copies token `from`'s content rows onto token `to` (x, or q, k and v).
+void copy_token(attend_inputs& in, std::int64_t from, std::int64_t to);
+
+template <class T>
+double max_abs(const tensor<T>& t) {
+  double m = 0;
+  for (const auto& v : t.data) m = std::max(m, std::abs(as_double(v)));
+  return m;
+}
+
+// Largest |a - b| over the elements of row-major slices [a_off, a_off + n) and [b_off, b_off + n).
+template <class T>
+double max_abs_diff(const tensor<T>& a, std::int64_t a_off, const tensor<T>& b, std::int64_t b_off, std::int64_t n) {
+  using std::abs;
+  double m = 0;
+  for (std::int64_t e = 0; e < n; ++e) {
+    const T d = a.data[static_cast<size_t>(a_off + e)] - b.data[static_cast<size_t>(b_off + e)];
+    m = std::max(m, as_double(T(abs(d))));
+  }
+  return m;
+}
+template <class T>
+double max_abs_diff(const tensor<T>& a, const tensor<T>& b) {
+  if (a.data.size() != b.data.size()) return INFINITY;
+  return max_abs_diff(a, 0, b, 0, static_cast<std::int64_t>(a.data.size()));
+}
+
+// exp(z_j - max z) for a row of scores, and their sum: softmax(z)_j = w_j / total. Subtracting
+// the maximum keeps every exponent <= 0, as attend does.
+template <class T>
+std::pair<std::vector<T>, T> softmax_weights(const std::vector<T>& z) {
+  using std::exp;
+  T top = z.at(0);
+  for (const auto& v : z) top = std::max(top, v);
+  std::vector<T> w(z.size());
+  T total(0);
+  for (size_t j = 0; j < z.size(); ++j) total += (w[j] = exp(z[j] - top));
+  return {std::move(w), total};
+}
+
+// A value tensor as T: x itself (exact in binary64, and so in MPFR at >= 53 bits).
+template <class T>
+T exact(double v) {
+  return T(v);
+}
+
+}  // namespace pe::props

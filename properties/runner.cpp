@@ -1,0 +1,184 @@
+// Runs a property on a target with RapidCheck and reports what it observed; the exactness ladder (see runner.hpp).
+#include "properties/runner.hpp"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <set>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <rapidcheck.h>
+#include <rapidcheck/detail/Configuration.h>
+
+#include "pe/error.hpp"
+
+namespace pe::props {
+namespace {
+
+// What the property body saw across the cases of one RapidCheck run.
+struct observations {
+  double worst_fraction = 0;
+  std::set<std::string> notes;
+  std::string error;  // the last law or reference error
+};
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string regex_escape(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// Runs `body` (one case: returns the measure) under RapidCheck; a case fails when its measure
+// does not hold, or when the law or the implementation throws (recorded as an error).
+// RapidCheck loads its configuration on first use and announces its random default seed on
+// stderr; every run here passes its own seed, so load it once with stderr muted.
+void load_rapidcheck_quietly() {
+  static const bool loaded = [] {
+    std::fflush(stderr);
+    const int saved = dup(2), null = open("/dev/null", O_WRONLY);
+    if (saved >= 0 && null >= 0) dup2(null, 2);
+    rc::detail::configuration();
+    if (saved >= 0) dup2(saved, 2), close(saved);
+    if (null >= 0) close(null);
+    return true;
+  }();
+  (void)loaded;
+}
+
+template <class Body>
+rc::detail::TestResult check(const run_options& options, observations& seen, Body body) {
+  load_rapidcheck_quietly();
+  rc::detail::TestParams params;
+  params.seed = options.seed;
+  params.maxSuccess = options.cases;
+  params.maxSize = 100;
+  rc::detail::TestMetadata metadata;
+  return rc::detail::checkTestable(
+      [&] {
+        std::optional<measure> m;
+        std::string error;
+        try {
+          m = body();
+        } catch (const spec_error& e) {
+          error = e.what();
+        } catch (const input_error& e) {
+          error = e.what();
+        }
+        if (!m) {
+          seen.error = error;
+          RC_FAIL("error: " + error);
+        }
+        if (!m->note.empty()) seen.notes.insert(m->note);
+        if (!m->holds()) RC_FAIL(fmt::format("residual {:.6g} > bound {:.6g}", m->residual, m->bound));
+        if (m->bound > 0) seen.worst_fraction = std::max(seen.worst_fraction, m->residual / m->bound);
+      },
+      metadata, params);
+}
+
+std::string summarize_notes(const std::set<std::string>& notes) {
+  if (notes.empty()) return "";
+  if (notes.size() == 1) return *notes.begin();
+  // Many specs, many K*: report the range of the numbers after "K* = ".
+  std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = -1;
+  int counted = 0;
+  for (const auto& n : notes) {
+    if (n.rfind("K* = ", 0) != 0) continue;
+    const std::int64_t k = std::stoll(n.substr(5));
+    lo = std::min(lo, k), hi = std::max(hi, k), ++counted;
+  }
+  if (counted > 0) return fmt::format("K* from {} to {} over {} distinct specs", lo, hi, notes.size());
+  return fmt::format("{} distinct reports, one per drawn spec (a fixed spec shows one)", notes.size());
+}
+
+}  // namespace
+
+target_result run_target(const property& p, const target& t, const run_options& options, const backend<double>& impl) {
+  target_result r;
+  r.property_id = p.id;
+  r.statement = p.statement;
+  r.label = t.label;
+  r.scheme = t.scheme;
+  r.expected = t.expected;
+  r.reproduce = fmt::format("pecheck check --property {} --spec {} --seed {} --cases {}", shell_quote("^" + regex_escape(p.id) + "$"),
+                            shell_quote("^" + regex_escape(t.label) + "$"), options.seed, options.cases);
+  observations seen;
+  const auto result = check(options, seen, [&] {
+    const spec s = parse_spec(*t.specs);
+    return p.in_double(impl, s);
+  });
+  if (result.template is<rc::detail::SuccessResult>()) {
+    const auto& ok = result.template get<rc::detail::SuccessResult>();
+    r.cases = ok.numSuccess;
+    r.observed = t.expected == expectation::holds_within ? "holds_within" : "holds";
+    for (const auto& [tags, count] : ok.distribution)
+      for (const auto& tag : tags) r.classes[tag] += count;
+  } else if (result.template is<rc::detail::FailureResult>()) {
+    const auto& bad = result.template get<rc::detail::FailureResult>();
+    r.cases = bad.numSuccess;
+    // RC_FAIL's description is "file:line:\nRC_FAIL(...)\n\nmessage": keep the message.
+    const auto last = bad.description.find_last_of('\n');
+    r.failure = last == std::string::npos ? bad.description : bad.description.substr(last + 1);
+    r.observed = r.failure.rfind("error: ", 0) == 0 ? "error" : "fails";
+    for (const auto& [type, value] : bad.counterExample) r.counterexample += fmt::format("{} = {}\n", type, value);
+  } else if (result.template is<rc::detail::GaveUpResult>()) {
+    r.observed = "gave up";
+    r.failure = result.template get<rc::detail::GaveUpResult>().description;
+  } else {
+    r.observed = "error";
+    r.failure = result.template get<rc::detail::Error>().description;
+  }
+  r.worst_fraction = seen.worst_fraction;
+  r.bound = summarize_notes(seen.notes);
+  if (r.bound.empty() && r.observed == "holds") r.bound = fmt::format("worst residual {:.3g} of its bound", r.worst_fraction);
+  r.met = (t.expected == expectation::fails) ? r.observed == "fails"
+                                             : (r.observed == "holds" || r.observed == "holds_within");
+  return r;
+}
+
+ladder_result run_ladder(const property& p, const target& t, const run_options& options) {
+  ladder_result out;
+  out.property_id = p.id;
+  out.label = t.label;
+  out.held_to_ladder = p.kind == law_kind::identity && t.expected == expectation::holds;
+  out.met = true;
+  const reference_backend<mp_real> reference;
+  run_options few = options;
+  few.cases = std::min(options.cases, 20);
+  for (const unsigned bits : ladder_bits) {
+    mp_precision scope(bits);
+    observations seen;
+    double worst = 0;
+    // The same seed at every rung: the same specs and inputs, evaluated at `bits`.
+    const auto result = check(few, seen, [&] {
+      const spec s = parse_spec(*t.specs);
+      measure m = p.in_mp(reference, s);
+      worst = std::max(worst, m.residual / m.scale);
+      m.bound = std::numeric_limits<double>::infinity();  // the ladder records; the plain run judges
+      return m;
+    });
+    if (!result.template is<rc::detail::SuccessResult>()) {
+      std::ostringstream why;
+      rc::detail::printResultMessage(result, why);
+      out.error = why.str();
+      out.met = false;
+      break;
+    }
+    out.rungs.push_back({bits, worst});
+    if (out.held_to_ladder && worst > std::ldexp(1.0, ladder_slack_bits - static_cast<int>(bits))) out.met = false;
+  }
+  return out;
+}
+
+}  // namespace pe::props

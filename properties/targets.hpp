@@ -1,0 +1,22 @@
+// Building targets: random specs of a scheme, or one fixed spec, with an expectation.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "properties/generators.hpp"
+#include "properties/property.hpp"
+
+namespace pe::props {
+
+inline target random_specs(const std::string& scheme, expectation e) { return {scheme, scheme, e, gen_spec_of(scheme)}; }
+inline target random_specs(const std::string& label, const std::string& scheme, expectation e, rc::Gen<std::string> g) {
+  return {label, scheme, e, std::move(g)};
+}
+// One fixed spec: its text is the label, its scheme the column.
+target fixed_spec(const std::string& text, expectation e);
+
+// Every scheme that places tokens (all but none) and takes attend.
+const std::vector<std::string>& positional_schemes();
+const std::vector<std::string>& absolute_schemes();
+
+}  // namespace pe::props

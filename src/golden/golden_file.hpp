@@ -1,0 +1,51 @@
+// The golden file format (pecheck-golden/1): exact binary64 inputs, 45-digit decimal outputs, and its strict reader.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pe/ops.hpp"
+#include "pe/spec.hpp"
+
+namespace pe::golden {
+
+inline constexpr const char* format_name = "pecheck-golden/1";
+// Digits after the point of every output (%.45e: 46 significant digits), ten past verify's 1e-35 drift limit.
+inline constexpr int output_digits = 45;
+
+// A tensor as stored: inputs are "i64" (integers) or "f64" (C99 hex floats, exact in binary64);
+// outputs are decimal strings (46 significant digits). data holds the JSON text of each element.
+struct golden_tensor {
+  std::string name;
+  std::string dtype;  // inputs: i64 or f64; outputs: decimal
+  std::vector<std::int64_t> shape;
+  std::vector<std::string> data;
+};
+
+struct golden_case {
+  std::string id;
+  std::vector<golden_tensor> inputs, outputs;
+};
+
+struct golden_file {
+  std::string op, spec, generator, comment;
+  unsigned precision_bits = 256;
+  std::vector<golden_case> cases;
+};
+
+// Canonical text: the same file gives the same bytes (regen with no change is a no-op diff).
+std::string to_text(const golden_file& f);
+
+// Reads and validates a file; every error is one line naming `where` (the file), the case and
+// the element: format, a spec that parses, shapes that match the data, numbers that parse.
+golden_file parse_golden(const std::string& text, const std::string& where);
+
+// The inputs of a case in the names `pecheck eval` uses, and back.
+std::vector<golden_tensor> input_tensors(std::string_view op, const spec& s, const op_inputs& in);
+op_inputs op_inputs_of(std::string_view op, const spec& s, const golden_case& c, const std::string& where);
+
+// Decimal text of x with output_digits digits after the point, and a binary64 as C99 hex text.
+std::string decimal_text(const mp_real& x);
+std::string hex_text(double x);
+
+}  // namespace pe::golden

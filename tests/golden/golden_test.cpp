@@ -1,0 +1,228 @@
+// Tests for src/golden: the repository's golden tree verifies, regen is a no-op, any changed digit or corrupt file is
+// named, and the double, float, bf16 and fp16 references sit within their ulp bounds of every golden value.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "golden/case_sets.hpp"
+#include "golden/golden_file.hpp"
+#include "golden/golden_tree.hpp"
+#include "golden/manifest.hpp"
+#include "pe/ulp.hpp"
+
+namespace pe::golden {
+namespace {
+namespace fs = std::filesystem;
+
+const fs::path repo_golden = fs::path(PECHECK_SOURCE_DIR) / "golden";
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+// A scratch copy of the repository's golden tree.
+fs::path scratch_copy(const std::string& name) {
+  const fs::path dir = fs::path(::testing::TempDir()) / ("pecheck_golden_" + name + "_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::copy(repo_golden, dir, fs::copy_options::recursive);
+  return dir;
+}
+
+// Rewrites MANIFEST.json's hash of `path` so that only the value check can catch a change.
+void rehash(const fs::path& dir, const std::string& path) {
+  auto m = parse_manifest(read(dir / "MANIFEST.json"), "MANIFEST.json");
+  for (auto& f : m.files)
+    if (f.path == path) f.sha256 = sha256_hex(read(dir / path));
+  write(dir / "MANIFEST.json", to_text(m));
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+TEST(golden_tree, the_repository_tree_verifies) {
+  const auto problems = verify(repo_golden);
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+}
+
+TEST(golden_tree, has_several_hundred_cases_under_a_few_megabytes) {
+  std::size_t cases = 0, bytes = 0;
+  for (const auto& s : case_sets()) {
+    cases += s.cases.size();
+    bytes += fs::file_size(repo_golden / s.path);
+  }
+  EXPECT_GE(cases, 300u);
+  EXPECT_LT(bytes, 5u << 20);
+  std::cout << cases << " cases in " << case_sets().size() << " files, " << bytes << " bytes\n";
+}
+
+// Regenerating with no change in the code rewrites the same bytes.
+TEST(golden_tree, regen_is_a_no_op_without_a_code_change) {
+  const fs::path dir = scratch_copy("regen");
+  regen(dir, std::nullopt);
+  for (const auto& s : case_sets()) EXPECT_EQ(read(dir / s.path), read(repo_golden / s.path)) << s.path;
+  EXPECT_EQ(read(dir / "MANIFEST.json"), read(repo_golden / "MANIFEST.json"));
+  fs::remove_all(dir);
+}
+
+// One digit changed in any file (and the hash updated to match) is caught by the value check,
+// with the file, case, output and element named; without the rehash, by the manifest.
+TEST(golden_tree, one_changed_digit_in_any_file_is_named) {
+  const fs::path dir = scratch_copy("digit");
+  for (const auto& s : case_sets()) {
+    const std::string original = read(dir / s.path);
+    const auto f = parse_golden(original, s.path);
+    // The last case's first output, element in the middle: change its 20th significant digit.
+    const auto& c = f.cases.back();
+    const auto& t = c.outputs.front();
+    const size_t e = t.data.size() / 2;
+    const std::string old_value = t.data[e];
+    std::string new_value = old_value;
+    size_t digit = 0, seen = 0;
+    for (size_t k = 0; k < new_value.size() && seen < 20; ++k)
+      if (std::isdigit(static_cast<unsigned char>(new_value[k]))) digit = k, ++seen;
+    if (new_value == "0" || new_value == "-0") new_value = "1e-20";
+    else new_value[digit] = new_value[digit] == '9' ? '8' : static_cast<char>(new_value[digit] + 1);
+    std::string changed = original;
+    const std::string needle = "\"" + old_value + "\"";
+    size_t at = 0;
+    for (size_t n = 0, k = 0; (k = changed.find(needle, k)) != std::string::npos; ++k) at = k, ++n;  // the last occurrence
+    changed.replace(at, needle.size(), "\"" + new_value + "\"");
+    write(dir / s.path, changed);
+    const std::regex just_this("^" + s.path + "$");
+    const auto hash_problems = verify(dir, just_this);
+    ASSERT_FALSE(hash_problems.empty()) << s.path;
+    EXPECT_NE(joined(hash_problems).find("does not match MANIFEST.json"), std::string::npos) << s.path;
+    rehash(dir, s.path);
+    const std::string problems = joined(verify(dir, just_this));
+    EXPECT_NE(problems.find((dir / s.path).string() + ": case "), std::string::npos) << s.path << "\n" << problems;
+    EXPECT_NE(problems.find("differs from the recomputed"), std::string::npos) << s.path << "\n" << problems;
+    write(dir / s.path, original);
+    rehash(dir, s.path);
+  }
+  EXPECT_TRUE(verify(dir).empty());
+  fs::remove_all(dir);
+}
+
+struct corruption {
+  const char* what;
+  std::string (*apply)(const std::string&);
+  const char* message;  // must appear in verify's report
+};
+
+TEST(golden_tree, corrupt_files_are_named_with_their_case) {
+  const std::string target = "rope/llama2_7b.json";
+  const std::vector<corruption> corruptions = {
+      {"truncated JSON", [](const std::string& s) { return s.substr(0, s.size() / 2); }, "rope/llama2_7b.json: is not valid JSON"},
+      {"a non-numeric output", [](const std::string& s) {
+         std::string t = s;
+         const auto at = t.find("\"outputs\"");
+         const auto q = t.find('"', t.find("\"data\"", at) + 7);
+         return t.replace(q, t.find('"', q + 1) - q + 1, "\"abc\"");
+       }, "rope/llama2_7b.json: case p0 outputs y element 0: 'abc' is not a decimal number"},
+      {"a shape that does not match the data", [](const std::string& s) {
+         std::string t = s;
+         const auto at = t.find("\"shape\"", t.find("\"outputs\""));
+         const auto n = t.find("128", at);
+         return t.replace(n, 3, "127");
+       }, "rope/llama2_7b.json: case p0 outputs y: shape [1, 2, 127] holds 254 values but data has 256"},
+      {"a hex input that is not hex", [](const std::string& s) {
+         std::string t = s;
+         const auto q = t.find("\"0x", t.find("\"x\""));
+         return t.replace(q, 3, "\"1x");
+       }, "is not a C99 hex float"},
+  };
+  for (const auto& c : corruptions) {
+    const fs::path dir = scratch_copy("corrupt");
+    write(dir / target, c.apply(read(dir / target)));
+    rehash(dir, target);
+    const std::string problems = joined(verify(dir));
+    EXPECT_NE(problems.find(c.message), std::string::npos) << c.what << "\n" << problems;
+    fs::remove_all(dir);
+  }
+  // A wrong hash alone.
+  const fs::path dir = scratch_copy("hash");
+  auto m = parse_manifest(read(dir / "MANIFEST.json"), "MANIFEST.json");
+  m.files[3].sha256 = std::string(64, '0');
+  write(dir / "MANIFEST.json", to_text(m));
+  const std::string problems = joined(verify(dir));
+  EXPECT_NE(problems.find((dir / m.files[3].path).string() + ": SHA-256"), std::string::npos) << problems;
+  fs::remove_all(dir);
+}
+
+// ---- The references against every golden value ----
+
+template <class T>
+double value_of(const T& v) {
+  return static_cast<double>(v);
+}
+
+// The largest error in ulps of format `fmt` of run_op<T> over every golden value (outputs that
+// overflow the format must come back as the same infinity).
+template <class T>
+double worst_ulps(const float_format& fmt, std::string& where, bool skip_attend) {
+  double worst = 0;
+  for (const auto& s : case_sets()) {
+    if (skip_attend && s.op == "attend") continue;
+    const auto f = parse_golden(read(repo_golden / s.path), s.path);
+    const spec sp = parse_spec(f.spec);
+    for (const auto& c : f.cases) {
+      const auto outs = run_op<T>(f.op, sp, op_inputs_of(f.op, sp, c, s.path));
+      for (size_t o = 0; o < outs.size(); ++o)
+        for (size_t e = 0; e < outs[o].value.data.size(); ++e) {
+          mp_precision scope(320);
+          const mp_real exact(c.outputs[o].data[e]);
+          const double got = value_of(outs[o].value.data[e]);
+          const double expected_rounded = round_to_format(exact, fmt);
+          double err = 0;
+          if (std::isinf(expected_rounded)) err = got == expected_rounded ? 0 : INFINITY;
+          else err = error_in_ulps(got, exact, fmt);
+          if (err > worst) worst = err, where = fmt::format("{} case {} {}[{}]", s.path, c.id, outs[o].name, e);
+        }
+    }
+  }
+  return worst;
+}
+
+// binary64: every output within 2 ulps (the phase bound of proofs/precision.phase_reduction.md;
+// rotate, attend and the tables round once from 128+ bits, within half an ulp and a little).
+TEST(golden_references, binary64_within_2_ulps_of_every_golden_value) {
+  std::string where;
+  const double worst = worst_ulps<double>(binary64, where, false);
+  std::cout << "binary64 worst " << worst << " ulp at " << where << "\n";
+  EXPECT_LE(worst, 2.0) << where;
+}
+
+// binary32: computed in binary64 with the exact phase, then rounded once: within 1 ulp of binary32.
+TEST(golden_references, binary32_within_1_ulp_of_every_golden_value) {
+  std::string where;
+  const double worst = worst_ulps<float>(binary32, where, false);
+  std::cout << "binary32 worst " << worst << " ulp at " << where << "\n";
+  EXPECT_LE(worst, 1.0) << where;
+}
+
+// bf16 and fp16 storage: one rounding from binary64 (or MPFR), within 1 ulp of their format
+// (attend stores f64, f32 or MPFR only, so its cases are left out).
+TEST(golden_references, bf16_and_fp16_within_1_ulp_of_every_golden_value) {
+  std::string where;
+  const double bf = worst_ulps<bf16>(bfloat16, where, true);
+  std::cout << "bf16 worst " << bf << " ulp at " << where << "\n";
+  EXPECT_LE(bf, 1.0) << where;
+  const double hf = worst_ulps<fp16>(binary16, where, true);
+  std::cout << "fp16 worst " << hf << " ulp at " << where << "\n";
+  EXPECT_LE(hf, 1.0) << where;
+}
+
+}  // namespace
+}  // namespace pe::golden
