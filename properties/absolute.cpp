@@ -128,10 +128,12 @@ struct normalized_length_dependence {
     const auto here = encoded(b, s, {p, n - 1}), there = encoded(b, other, {p});
     const double u = unit_roundoff<T>();
     const double mine = as_double(here.data[0]), theirs = as_double(there.data[0]), last = as_double(here(1, 0));
-    // Floors relative to the values (u each, as every code is one rounding of p/N): an absolute
-    // floor would be too coarse in binary32, where p/N can be near 2^-40.
-    const double floor = std::max(u * (std::abs(mine) + std::abs(theirs)), u * (1 + std::abs(last))) * (1 + u);
-    return {floor, std::min(std::abs(as_double(T(here.data[0] - there.data[0]))), 1 - last), 1};
+    // Each separation against its own floor, relative to the values it separates (u each, as
+    // every code is one rounding of p/N): an absolute floor would be too coarse in binary32,
+    // where p/N can be near 2^-40. Reported as the larger floor / separation ratio, in units of u.
+    const double differ = std::abs(as_double(T(here.data[0] - there.data[0]))), below_one = 1 - last;
+    const double ratio = std::max(u * (std::abs(mine) + std::abs(theirs)) * (1 + u) / differ, u * (1 + std::abs(last)) * (1 + u) / below_one);
+    return {ratio * u, u, 1};
   }
 };
 

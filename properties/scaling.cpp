@@ -117,7 +117,7 @@ struct yarn_ramp {
     }
     const bool ggml = sc.choice("magnitude") == "ggml";
     if (!sc.has("attention_factor") && !sc.has("mscale")) {
-      const T expected = ggml || factor > 1 ? T(T(0.1) * log(T(factor)) + T(1)) : T(1);
+      const T expected = ggml || factor > 1 ? T(log(T(factor)) / T(10) + T(1)) : T(1);  // the paper's exact 0.1
       excess(rel_diff(attention_factor(b, s), expected) / 2);
     }
     return {residual * tol, tol, 1};

@@ -161,6 +161,25 @@ TEST(golden_tree, corrupt_files_are_named_with_their_case) {
   fs::remove_all(dir);
 }
 
+// diff names the changed case and its largest relative change; an identical tree has none.
+TEST(golden_tree, diff_names_what_changed) {
+  EXPECT_FALSE(diff(repo_golden, repo_golden).differs);
+  const fs::path dir = scratch_copy("diff");
+  const std::string path = "alibi/heads_8.json";
+  std::string text = read(dir / path);
+  const auto at = text.find("\"-1.25", text.find("\"offset255\""));  // a bias of -1.25 (slope 2^-2 times 5)
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 6, "\"-1.30");
+  write(dir / path, text);
+  rehash(dir, path);
+  const auto r = diff(repo_golden, dir);
+  EXPECT_TRUE(r.differs);
+  ASSERT_EQ(r.lines.size(), 2u);
+  EXPECT_EQ(r.lines[0].rfind("alibi/heads_8.json: case offset255: largest relative change 0.0385 at bias element", 0), 0u) << r.lines[0];
+  EXPECT_EQ(r.lines[1], "largest relative change: 0.0385");
+  fs::remove_all(dir);
+}
+
 // ---- The references against every golden value ----
 
 template <class T>
