@@ -59,32 +59,24 @@ void load_rapidcheck_quietly() {
 
 template <class Body>
 rc::detail::TestResult check(const run_options& options, observations& seen, Body body) {
-  load_rapidcheck_quietly();
-  rc::detail::TestParams params;
-  params.seed = options.seed;
-  params.maxSuccess = options.cases;
-  params.maxSize = 100;
-  rc::detail::TestMetadata metadata;
-  return rc::detail::checkTestable(
-      [&] {
-        std::optional<measure> m;
-        std::string error;
-        try {
-          m = body();
-        } catch (const spec_error& e) {
-          error = e.what();
-        } catch (const input_error& e) {
-          error = e.what();
-        }
-        if (!m) {
-          seen.error = error;
-          RC_FAIL("error: " + error);
-        }
-        if (!m->note.empty()) seen.notes.insert(m->note);
-        if (!m->holds()) RC_FAIL(fmt::format("residual {:.6g} > bound {:.6g}", m->residual, m->bound));
-        if (m->bound > 0) seen.worst_fraction = std::max(seen.worst_fraction, m->residual / m->bound);
-      },
-      metadata, params);
+  return run_rapidcheck(options, [&] {
+    std::optional<measure> m;
+    std::string error;
+    try {
+      m = body();
+    } catch (const spec_error& e) {
+      error = e.what();
+    } catch (const input_error& e) {
+      error = e.what();
+    }
+    if (!m) {
+      seen.error = error;
+      RC_FAIL("error: " + error);
+    }
+    if (!m->note.empty()) seen.notes.insert(m->note);
+    if (!m->holds()) RC_FAIL(fmt::format("residual {:.6g} > bound {:.6g}", m->residual, m->bound));
+    if (m->bound > 0) seen.worst_fraction = std::max(seen.worst_fraction, m->residual / m->bound);
+  });
 }
 
 std::string summarize_notes(const std::set<std::string>& notes) {
@@ -103,6 +95,16 @@ std::string summarize_notes(const std::set<std::string>& notes) {
 }
 
 }  // namespace
+
+rc::detail::TestResult run_rapidcheck(const run_options& options, const std::function<void()>& property) {
+  load_rapidcheck_quietly();
+  rc::detail::TestParams params;
+  params.seed = options.seed;
+  params.maxSuccess = options.cases;
+  params.maxSize = 100;
+  rc::detail::TestMetadata metadata;
+  return rc::detail::checkTestable([&] { property(); }, metadata, params);
+}
 
 target_result run_target(const property& p, const target& t, const run_options& options, const backend<double>& impl) {
   target_result r;

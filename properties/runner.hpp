@@ -5,6 +5,10 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+
+#include <rapidcheck.h>
+
 #include "properties/property.hpp"
 
 namespace pe::props {
@@ -29,6 +33,10 @@ struct target_result {
 };
 
 target_result run_target(const property& p, const target& t, const run_options& options, const backend<double>& impl);
+
+// Runs one RapidCheck property (a body that draws with *gen and fails with RC_FAIL) with the
+// options' cases and seed, RapidCheck's start-up line kept off stderr. The gate uses it too.
+rc::detail::TestResult run_rapidcheck(const run_options& options, const std::function<void()>& property);
 
 // One rung of the exactness ladder: the largest residual / scale over the cases at `bits`.
 struct ladder_rung {

@@ -10,5 +10,6 @@ std::function<int()> add_list_command(CLI::App& app);
 std::function<int()> add_eval_command(CLI::App& app);
 std::function<int()> add_check_command(CLI::App& app);
 std::function<int()> add_golden_command(CLI::App& app);
+std::function<int()> add_gate_command(CLI::App& app);
 
 }  // namespace pecheck

@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   CLI::App app{"pecheck: verification suite for transformer positional encodings"};
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
-  for (auto add : {pecheck::add_list_command, pecheck::add_eval_command, pecheck::add_check_command, pecheck::add_golden_command}) {
+  for (auto add : {pecheck::add_list_command, pecheck::add_eval_command, pecheck::add_check_command, pecheck::add_golden_command, pecheck::add_gate_command}) {
     auto run = add(app);
     commands.emplace_back(app.get_subcommands({}).back(), run);
   }

@@ -235,8 +235,8 @@ const bad_call bad_calls[] = {
      "pecheck: --x has 3 values; rotate needs dim=4 (one vector for all) or T*H*D=2*1*4=8\n"},
     {"eval rotate 'rope(dim=4)' --pos 0 --x 1,2,nan,4", "pecheck: --x: 'nan' is not a finite number\n"},
     {"eval matrix 'rope(dim=4)' --pos 0,1", "pecheck: rope: op 'matrix' takes one position, not 2\n"},
-    {"", "pecheck: a command is required (commands: list, eval, check, golden)\n"},
-    {"frobnicate", "pecheck: unknown command 'frobnicate' (commands: list, eval, check, golden)\n"},
+    {"", "pecheck: a command is required (commands: list, eval, check, golden, gate)\n"},
+    {"frobnicate", "pecheck: unknown command 'frobnicate' (commands: list, eval, check, golden, gate)\n"},
 };
 
 TEST(cli_errors, one_line_exit_2_nothing_on_stdout) {

@@ -1,0 +1,56 @@
+/* A correct binary32 RoPE kernel as a pecheck gate plugin (pecheck/impl.h), written the way
+ * Hugging Face computes it: inv_freq = 1 / base^(2i/r) in float, angle = float(p) * inv_freq
+ * in float, cos/sin in float, y = x cos +- x sin in float; neox (rotate_half) and gptj pairs,
+ * partial rotary_dim. Scalings, explicit freqs and p-RoPE answer PE_UNSUPPORTED.
+ *
+ *   cc -O2 -shared -fPIC -I<pecheck>/src/gate rope_plugin.c -o librope_plugin.so -lm
+ *   pecheck gate --impl ./librope_plugin.so --spec 'rope(dim=128, layout=neox)' --dtype f32
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pecheck/impl.h"
+#include "pecheck/impl_helpers.h"
+
+int32_t pe_impl_abi_version(void) { return PE_IMPL_ABI_VERSION; }
+const char *pe_impl_name(void) { return "example binary32 RoPE (HF-style)"; }
+
+
+int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, int32_t n_inputs, pe_tensor *outputs,
+                    int32_t n_outputs, char *message, size_t message_size) {
+  if (strcmp(op, "rotate") != 0 || strncmp(spec, "rope(", 5) != 0) return PE_UNSUPPORTED;
+  if (pe_spec_field(spec, "scaling") || pe_spec_field(spec, "freqs")) return PE_UNSUPPORTED;
+  const char *cut = pe_spec_field(spec, "truncate_low");
+  if (cut && strtod(cut, NULL) != 0) return PE_UNSUPPORTED;
+  const pe_tensor *x = pe_find_input(inputs, n_inputs, "x"), *pos = pe_find_input(inputs, n_inputs, "pos");
+  if (!x || !pos || n_outputs != 1 || x->dtype != PE_F32 || pos->dtype != PE_I64 || x->rank != 3) {
+    snprintf(message, message_size, "rotate needs x [T, H, D] in f32 and pos in i64");
+    return PE_ERROR;
+  }
+  const long dim = strtol(pe_spec_field(spec, "dim"), NULL, 10), rotary = strtol(pe_spec_field(spec, "rotary_dim"), NULL, 10);
+  const float base = strtof(pe_spec_field(spec, "base"), NULL);
+  const int neox = strncmp(pe_spec_field(spec, "layout"), "neox", 4) == 0;
+  const int64_t tokens = x->shape[0], heads = x->shape[1];
+  const float *in = (const float *)x->data;
+  const int64_t *p = (const int64_t *)pos->data;
+  float *out = (float *)outputs[0].data;
+  float *inv_freq = malloc(sizeof(float) * (size_t)(rotary / 2));
+  for (long i = 0; i < rotary / 2; ++i) inv_freq[i] = 1.0f / powf(base, (float)(2 * i) / (float)rotary);
+  for (int64_t t = 0; t < tokens; ++t)
+    for (int64_t h = 0; h < heads; ++h) {
+      const float *xv = in + (t * heads + h) * dim;
+      float *yv = out + (t * heads + h) * dim;
+      for (long i = 0; i < rotary / 2; ++i) {
+        const float angle = (float)p[t] * inv_freq[i];
+        const float c = cosf(angle), s = sinf(angle);
+        const long a = neox ? i : 2 * i, b = neox ? i + rotary / 2 : 2 * i + 1;
+        yv[a] = xv[a] * c - xv[b] * s;
+        yv[b] = xv[b] * c + xv[a] * s;
+      }
+      for (long d = rotary; d < dim; ++d) yv[d] = xv[d];
+    }
+  free(inv_freq);
+  return PE_OK;
+}

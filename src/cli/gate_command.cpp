@@ -1,0 +1,111 @@
+// `pecheck gate`: puts an implementation (a C ABI plugin) through conformance, golden and determinism checks.
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "gate/checks.hpp"
+#include "pe/error.hpp"
+#include "pe/spec.hpp"
+
+namespace pecheck {
+namespace {
+
+struct gate_cli {
+  std::string impl;
+  std::vector<std::string> specs;
+  std::string dtype = "f32", working, tolerance = "standard", golden = "golden", json;
+  std::int64_t max_pos = std::int64_t{1} << 20;
+  int cases = 100, timeout_ms = 10000;
+  std::uint64_t seed = 20261129;
+};
+
+std::string line_of(const pe::gate::check_result& r, const std::string& dtype) {
+  std::string out = fmt::format("{:<11} {:<12} {}", pe::gate::verdict_name(r.result), r.check, r.spec);
+  if (r.result == pe::gate::verdict::pass) {
+    out += fmt::format("  ({} cases; worst {:.3g} ulp {}, {:.3g} of its bound)", r.cases, r.worst_ulps, dtype, r.worst_fraction);
+  }
+  if (!r.detail.empty()) out += "\n    " + r.detail;
+  if (r.result == pe::gate::verdict::fail) out += "\n    reproduce: " + r.reproduce;
+  return out;
+}
+
+}  // namespace
+
+std::function<int()> add_gate_command(CLI::App& app) {
+  auto o = std::make_shared<gate_cli>();
+  auto* cmd = app.add_subcommand("gate", "check an implementation (C ABI plugin) against the reference, golden values and laws");
+  cmd->add_option("--impl", o->impl, "the implementation: a shared library exporting pecheck/impl.h")->required();
+  cmd->add_option("--spec", o->specs, "spec to check (repeatable)")->required();
+  cmd->add_option("--dtype", o->dtype, "I/O dtype: f32, f64, f16, bf16 (default f32)");
+  cmd->add_option("--working", o->working, "the implementation's working precision: f32 or f64 (default: f32, or f64 for --dtype f64)");
+  cmd->add_option("--tolerance", o->tolerance, "strict, standard or loose (the angle coefficient 2, 4, 16)");
+  cmd->add_option("--max-pos", o->max_pos, "largest position drawn (default 2^20)")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  cmd->add_option("--cases", o->cases, "random conformance cases per spec")->check(CLI::Range(1, 1000000));
+  cmd->add_option("--seed", o->seed, "RapidCheck seed (fixed by default)");
+  cmd->add_option("--timeout-ms", o->timeout_ms, "time limit of one call")->check(CLI::Range(1, 3600000));
+  cmd->add_option("--golden", o->golden, "the golden directory (default golden)");
+  cmd->add_option("--json", o->json, "write the results as JSON to FILE");
+  return [o] {
+    const auto io = pe::gate::parse_dtype(o->dtype);
+    std::string working_name = o->working.empty() ? (io == pe::gate::dtype::f64 ? "f64" : "f32") : o->working;
+    if (working_name != "f32" && working_name != "f64") throw pe::input_error(fmt::format("--working '{}' is not f32 or f64", working_name));
+    const auto model = pe::gate::error_model::of(io, pe::gate::parse_dtype(working_name), o->tolerance);
+    std::vector<std::string> specs;
+    for (const auto& text : o->specs) specs.push_back(pe::parse_spec_any(text).text());
+    auto impl = pe::gate::load_plugin(o->impl, o->timeout_ms);
+    std::vector<pe::gate::check_result> results;
+    for (const auto& spec : specs) {
+      pe::gate::gate_options g{spec, model, o->max_pos, o->cases, o->seed, o->golden,
+                               fmt::format("pecheck gate --impl '{}' --dtype {} --working {} --tolerance {}", o->impl, o->dtype,
+                                           working_name, o->tolerance)};
+      results.push_back(pe::gate::check_conformance(*impl, g));
+      results.push_back(pe::gate::check_golden(*impl, g));
+      results.push_back(pe::gate::check_determinism(*impl, g));
+    }
+    bool failed = false;
+    fmt::print("gate: {} at {} I/O, {} working, {} tolerance\n", impl->name(), o->dtype, working_name, o->tolerance);
+    for (const auto& r : results) {
+      fmt::print("{}\n", line_of(r, o->dtype));
+      failed = failed || r.result == pe::gate::verdict::fail;
+    }
+    // A spec on which nothing passed was not checked at all: that is no green light.
+    for (const auto& spec : specs) {
+      bool any_pass = false;
+      for (const auto& r : results) any_pass = any_pass || (r.spec == spec && r.result == pe::gate::verdict::pass);
+      if (!any_pass) {
+        fmt::print("NOTHING     checked      {}  (every check was unsupported or skipped)\n", spec);
+        failed = true;
+      }
+    }
+    if (!o->json.empty()) {
+      nlohmann::ordered_json j;
+      j["format"] = "pecheck-gate/1";
+      j["implementation"] = impl->name();
+      j["dtype"] = o->dtype;
+      j["working"] = working_name;
+      j["tolerance"] = o->tolerance;
+      j["checks"] = nlohmann::ordered_json::array();
+      for (const auto& r : results) {
+        j["checks"].push_back({{"check", r.check}, {"spec", r.spec}, {"result", pe::gate::verdict_name(r.result)}, {"cases", r.cases},
+                               {"worst_ulps", r.worst_ulps}, {"worst_fraction_of_bound", r.worst_fraction}, {"worst", r.worst_where},
+                               {"detail", r.detail}, {"reproduce", r.reproduce}});
+      }
+      const std::string temp = o->json + ".tmp";
+      {
+        std::ofstream f(temp, std::ios::trunc);
+        f << j.dump(2) << "\n";
+        if (!f) throw pe::input_error(fmt::format("--json: cannot write {}", o->json));
+      }
+      std::error_code ec;
+      std::filesystem::rename(temp, o->json, ec);
+      if (ec) throw pe::input_error(fmt::format("--json: cannot write {}: {}", o->json, ec.message()));
+    }
+    fmt::print("gate: {}\n", failed ? "FAIL" : "PASS");
+    return failed ? 1 : 0;
+  };
+}
+
+}  // namespace pecheck

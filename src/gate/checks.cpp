@@ -1,0 +1,303 @@
+// The gate's checks (see checks.hpp): each case is run on the implementation and compared, element by element,
+// with the exact reference (MPFR) on the same dtype-rounded inputs, within the error model's bound.
+#include "gate/checks.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "golden/golden_file.hpp"
+#include "golden/manifest.hpp"
+#include "pe/error.hpp"
+#include "pe/ulp.hpp"
+#include "properties/generators.hpp"
+#include "properties/runner.hpp"
+
+namespace pe::gate {
+
+std::string_view verdict_name(verdict v) {
+  switch (v) {
+    case verdict::pass: return "PASS";
+    case verdict::fail: return "FAIL";
+    case verdict::unsupported: return "UNSUPPORTED";
+    case verdict::skipped: return "SKIPPED";
+  }
+  return "?";
+}
+
+namespace {
+
+// The op the gate exercises for a scheme (none for the attend-only schemes).
+std::string op_for(const spec& s) {
+  const std::string& n = s.scheme();
+  if (n == "rope" || n == "rope_nd" || n == "mrope") return "rotate";
+  if (n == "sinusoidal" || n == "integer" || n == "normalized" || n == "binary" || n == "learned" || n == "none") return "encode";
+  if (n == "alibi") return "bias";
+  if (n == "t5" || n == "deberta") return "bucket";
+  return "";
+}
+
+// Real inputs rounded to the I/O dtype, as the implementation will see them.
+tensor<double> rounded(const tensor<double>& t, dtype d) { return as_doubles(real_tensor("", d, t)); }
+
+std::vector<std::int64_t> rows_shape(const std::vector<std::int64_t>& pos, std::int64_t axes) {
+  const auto n = static_cast<std::int64_t>(pos.size()) / axes;
+  return axes == 1 ? std::vector<std::int64_t>{n} : std::vector<std::int64_t>{n, axes};
+}
+
+std::vector<io_tensor> io_inputs(std::string_view op, const op_inputs& in, dtype d) {
+  if (op == "rotate") return {real_tensor("x", d, in.x), integer_tensor("pos", rows_shape(in.pos, in.pos_axes), in.pos)};
+  if (op == "encode") return {integer_tensor("pos", rows_shape(in.pos, in.pos_axes), in.pos)};
+  if (op == "bias") {
+    return {integer_tensor("qpos", {static_cast<std::int64_t>(in.qpos.size())}, in.qpos),
+            integer_tensor("kpos", {static_cast<std::int64_t>(in.kpos.size())}, in.kpos)};
+  }
+  if (op == "bucket") return {integer_tensor("rel", {static_cast<std::int64_t>(in.rel.size())}, in.rel)};
+  return {};
+}
+
+// One case's outcome.
+struct outcome {
+  call_status status = call_status::ok;
+  bool within = true;
+  double worst_fraction = 0, worst_ulps = 0;
+  std::string where, message;
+};
+
+outcome run_case(implementation& impl, const std::string& op, const spec& s, op_inputs in, const error_model& m) {
+  outcome r;
+  if (op == "rotate") in.x = rounded(in.x, m.io);
+  std::vector<named_tensor<mp_real>> exact;
+  {
+    mp_precision scope(160);
+    exact = run_op<mp_real>(op, s, in);
+  }
+  std::vector<named_tensor<double>> exact_d;
+  std::vector<io_tensor> templates;
+  for (const auto& e : exact) {
+    tensor<double> t(e.value.shape);
+    for (std::size_t k = 0; k < t.data.size(); ++k) t.data[k] = e.value.data[k].convert_to<double>();
+    exact_d.push_back({e.name, std::move(t)});
+    templates.push_back(empty_tensor(e.name, op == "bucket" ? dtype::i64 : m.io, e.value.shape));
+  }
+  const auto bounds = output_bounds(m, op, s, in, exact_d);
+  const call_result got = impl.run(op, s.text(), io_inputs(op, in, m.io), templates);
+  r.status = got.status;
+  r.message = got.message;
+  if (got.status != call_status::ok) {
+    r.within = false;
+    return r;
+  }
+  const float_format& fmt = op == "bucket" ? binary64 : dtype_format(m.io);
+  for (std::size_t o = 0; o < exact.size(); ++o) {
+    // Errors in ulps of the output's scale (its largest exact value): a rotation can cancel an
+    // element far below its inputs, where ulps at the element itself mean nothing.
+    double scale = 0;
+    for (const auto& x : exact_d[o].value.data) scale = std::max(scale, std::abs(x));
+    const double ulp_of_scale = scale > 0 ? ulp_in_format(scale, fmt) : ulp_in_format(std::ldexp(1.0, fmt.emin), fmt);
+    for (std::int64_t e = 0; e < got.outputs[o].elements(); ++e) {
+      const double v = got.outputs[o].at(e);
+      const mp_real& x = exact[o].value.data[static_cast<std::size_t>(e)];
+      const std::string where = fmt::format("{}[{}]", exact[o].name, e);
+      if (!std::isfinite(v)) {
+        r.within = false;
+        r.status = call_status::bad_output;
+        r.message = fmt::format("{} = {} for a finite exact value {}", where, v, x.convert_to<double>());
+        return r;
+      }
+      mp_precision scope(160);
+      const double err = mp_real(abs(mp_real(v) - x)).convert_to<double>();
+      const double bound = bounds[o][static_cast<std::size_t>(e)];
+      const double fraction = bound > 0 ? err / bound : (err > 0 ? INFINITY : 0);
+      const double ulps = err / ulp_of_scale;
+      if (fraction > r.worst_fraction) {
+        r.worst_fraction = fraction, r.where = where;
+        r.message = fmt::format("{} = {:.9g}, exact {:.17g}: error {:.3g} ({:.3g} ulp of the output's scale), bound {:.3g}", where, v, x.convert_to<double>(),
+                                err, ulps, bound);
+      }
+      r.worst_ulps = std::max(r.worst_ulps, ulps);
+      if (!(fraction <= 1)) r.within = false;
+    }
+  }
+  return r;
+}
+
+// The drawn inputs of one conformance case for op on spec s.
+op_inputs draw_inputs(const std::string& op, const spec& s, std::int64_t max_pos) {
+  op_inputs in;
+  in.pos_axes = position_axes(s);
+  const auto tokens = *rc::gen::inRange<std::int64_t>(1, 9);
+  if (op == "rotate" || op == "encode") {
+    for (std::int64_t e = 0; e < tokens * in.pos_axes; ++e) in.pos.push_back(*props::gen_position(max_pos));
+    RC_CLASSIFY(*std::max_element(in.pos.begin(), in.pos.end()) >= (std::int64_t{1} << 24), "p>=2^24");
+  }
+  if (op == "encode" && (s.scheme() == "learned" || s.scheme() == "normalized")) {
+    const auto limit = s.scheme() == "learned" ? s.integer("max_len") : s.integer("length");
+    for (auto& p : in.pos) p %= limit;
+  }
+  if (op == "rotate") {
+    const auto heads = *rc::gen::inRange<std::int64_t>(1, 5);
+    const std::int64_t dim = s.scheme() == "rope_nd" ? rope_nd_plan(s).dim : s.integer("dim");
+    in.x = tensor<double>({tokens, heads, dim});
+    in.x.data = *props::gen_vector(tokens * heads * dim);
+  }
+  if (op == "bias") {
+    for (std::int64_t t = 0; t < tokens; ++t) in.qpos.push_back(*props::gen_position(max_pos));
+    const auto keys = *rc::gen::inRange<std::int64_t>(1, 9);
+    for (std::int64_t t = 0; t < keys; ++t) in.kpos.push_back(*props::gen_position(max_pos));
+  }
+  if (op == "bucket") {
+    for (std::int64_t t = 0; t < tokens; ++t) in.rel.push_back(*props::gen_position(max_pos) * *rc::gen::element<std::int64_t>(1, -1));
+  }
+  return in;
+}
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+}  // namespace
+
+check_result check_conformance(implementation& impl, const gate_options& o) {
+  check_result r{"conformance", o.spec};
+  const spec s = parse_spec(o.spec);
+  const std::string op = op_for(s);
+  r.reproduce = fmt::format("{} --spec {} --seed {} --cases {}", o.reproduce_prefix, quote(o.spec), o.seed, o.cases);
+  if (op.empty()) {
+    r.result = verdict::skipped;
+    r.detail = fmt::format("{} is checked through attend, which this gate version does not drive", s.scheme());
+    return r;
+  }
+  bool unsupported = false, fatal = false;
+  outcome worst;
+  const auto result = props::run_rapidcheck({o.cases, o.seed}, [&] {
+    // After a crash, hang or stray write, shrinking would repeat it (a hang costs the whole
+    // time limit each time): later cases pass untried, so the first failing case is reported.
+    if (fatal) return;
+    const op_inputs in = draw_inputs(op, s, o.max_pos);
+    const outcome c = run_case(impl, op, s, in, o.model);
+    fatal = c.status == call_status::crashed || c.status == call_status::timed_out || c.status == call_status::out_of_bounds;
+    if (c.status == call_status::unsupported) {
+      unsupported = true;
+      return;
+    }
+    if (c.status == call_status::ok && c.worst_fraction > worst.worst_fraction) worst = c;
+    worst.worst_ulps = std::max(worst.worst_ulps, c.worst_ulps);
+    if (!c.within) RC_FAIL(fmt::format("{}: {}", status_name(c.status), c.message));
+  });
+  if (unsupported) {
+    r.result = verdict::unsupported;
+    r.detail = fmt::format("{} answered unsupported for {} {}", impl.name(), op, o.spec);
+    return r;
+  }
+  r.worst_fraction = worst.worst_fraction;
+  r.worst_ulps = worst.worst_ulps;
+  r.worst_where = worst.message;
+  if (result.template is<rc::detail::SuccessResult>()) {
+    r.cases = result.template get<rc::detail::SuccessResult>().numSuccess;
+    return r;
+  }
+  r.result = verdict::fail;
+  if (result.template is<rc::detail::FailureResult>()) {
+    const auto& bad = result.template get<rc::detail::FailureResult>();
+    r.cases = bad.numSuccess;
+    const auto last = bad.description.find_last_of('\n');
+    r.detail = last == std::string::npos ? bad.description : bad.description.substr(last + 1);
+    std::string example;
+    for (const auto& [type, value] : bad.counterExample) example += fmt::format("{}{}", example.empty() ? "" : "; ", value);
+    r.detail += "\n    minimal case: " + example;
+  } else {
+    std::ostringstream why;
+    rc::detail::printResultMessage(result, why);
+    r.detail = why.str();
+  }
+  return r;
+}
+
+check_result check_golden(implementation& impl, const gate_options& o) {
+  check_result r{"golden", o.spec};
+  const spec s = parse_spec(o.spec);
+  r.reproduce = fmt::format("{} --spec {}", o.reproduce_prefix, quote(o.spec));
+  std::ifstream mf(o.golden_dir / "MANIFEST.json");
+  if (!mf) {
+    r.result = verdict::skipped;
+    r.detail = fmt::format("no golden tree at {}", o.golden_dir.string());
+    return r;
+  }
+  std::stringstream text;
+  text << mf.rdbuf();
+  const auto manifest = golden::parse_manifest(text.str(), (o.golden_dir / "MANIFEST.json").string());
+  bool any_supported = false;
+  for (const auto& entry : manifest.files) {
+    std::ifstream f(o.golden_dir / entry.path);
+    std::stringstream body;
+    body << f.rdbuf();
+    const auto file = golden::parse_golden(body.str(), (o.golden_dir / entry.path).string());
+    const spec fs = parse_spec(file.spec);
+    if (fs.scheme() != s.scheme() || file.op != op_for(fs)) continue;
+    for (const auto& c : file.cases) {
+      const outcome out = run_case(impl, file.op, fs, golden::op_inputs_of(file.op, fs, c, entry.path), o.model);
+      if (out.status == call_status::unsupported) continue;
+      any_supported = true;
+      ++r.cases;
+      r.worst_ulps = std::max(r.worst_ulps, out.worst_ulps);
+      if (out.worst_fraction > r.worst_fraction) r.worst_fraction = out.worst_fraction, r.worst_where = entry.path + " case " + c.id + ": " + out.message;
+      if (!out.within) {
+        r.result = verdict::fail;
+        r.detail = fmt::format("{} case {} ({}): {}: {}", entry.path, c.id, file.spec, status_name(out.status), out.message);
+        return r;
+      }
+    }
+  }
+  if (!any_supported) {
+    r.result = verdict::unsupported;
+    r.detail = fmt::format("no golden case of {} that {} supports", s.scheme(), impl.name());
+  }
+  return r;
+}
+
+check_result check_determinism(implementation& impl, const gate_options& o) {
+  check_result r{"determinism", o.spec};
+  const spec s = parse_spec(o.spec);
+  const std::string op = op_for(s);
+  r.reproduce = fmt::format("{} --spec {} --seed {}", o.reproduce_prefix, quote(o.spec), o.seed);
+  if (op.empty()) {
+    r.result = verdict::skipped;
+    r.detail = "no op to repeat";
+    return r;
+  }
+  bool unsupported = false;
+  const auto result = props::run_rapidcheck({10, o.seed}, [&] {
+    op_inputs in = draw_inputs(op, s, o.max_pos);
+    if (op == "rotate") in.x = rounded(in.x, o.model.io);
+    std::vector<io_tensor> templates;
+    mp_precision scope(160);
+    for (const auto& e : run_op<mp_real>(op, s, in)) templates.push_back(empty_tensor(e.name, op == "bucket" ? dtype::i64 : o.model.io, e.value.shape));
+    const auto inputs = io_inputs(op, in, o.model.io);
+    const auto first = impl.run(op, s.text(), inputs, templates), second = impl.run(op, s.text(), inputs, templates);
+    if (first.status == call_status::unsupported) {
+      unsupported = true;
+      return;
+    }
+    if (first.status != call_status::ok || second.status != call_status::ok) return;  // conformance reports those
+    for (std::size_t k = 0; k < first.outputs.size(); ++k)
+      if (first.outputs[k].bytes != second.outputs[k].bytes) RC_FAIL(fmt::format("two runs of the same case differ in output {}", first.outputs[k].name));
+  });
+  if (unsupported) {
+    r.result = verdict::unsupported;
+    return r;
+  }
+  if (!result.template is<rc::detail::SuccessResult>()) {
+    r.result = verdict::fail;
+    std::ostringstream why;
+    rc::detail::printResultMessage(result, why);
+    const std::string text = why.str();
+    r.detail = text.find("differ") != std::string::npos ? text.substr(text.find("two runs")) : text;
+    r.detail = r.detail.substr(0, r.detail.find('\n'));
+  } else {
+    r.cases = 10;
+  }
+  return r;
+}
+
+}  // namespace pe::gate

@@ -1,0 +1,42 @@
+// The gate's checks on one implementation and one spec: conformance, golden, determinism.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gate/implementation.hpp"
+#include "gate/tolerance.hpp"
+
+namespace pe::gate {
+
+struct gate_options {
+  std::string spec;      // canonical text
+  error_model model;
+  std::int64_t max_pos = std::int64_t{1} << 20;
+  int cases = 100;
+  std::uint64_t seed = 20261129;
+  std::filesystem::path golden_dir = "golden";
+  std::string reproduce_prefix;  // "pecheck gate --impl X" : checks append their own flags
+};
+
+enum class verdict { pass, fail, unsupported, skipped };
+std::string_view verdict_name(verdict v);
+
+struct check_result {
+  std::string check;  // "conformance", "golden", "determinism"
+  std::string spec;
+  verdict result = verdict::pass;
+  int cases = 0;
+  double worst_ulps = 0;        // worst error in ulps of the I/O dtype
+  double worst_fraction = 0;    // worst error / bound
+  std::string worst_where;      // which element
+  std::string detail;           // why it failed / was skipped; the counterexample
+  std::string reproduce;
+};
+
+check_result check_conformance(implementation& impl, const gate_options& o);
+check_result check_golden(implementation& impl, const gate_options& o);
+check_result check_determinism(implementation& impl, const gate_options& o);
+
+}  // namespace pe::gate

@@ -1,0 +1,105 @@
+// Tensors as the gate exchanges them (see io.hpp).
+#include "gate/io.hpp"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "pe/error.hpp"
+#include "pe/half.hpp"
+
+namespace pe::gate {
+
+std::string_view dtype_name(dtype t) {
+  switch (t) {
+    case dtype::f64: return "f64";
+    case dtype::f32: return "f32";
+    case dtype::f16: return "f16";
+    case dtype::bf16: return "bf16";
+    case dtype::i64: return "i64";
+    case dtype::i32: return "i32";
+  }
+  return "?";
+}
+
+dtype parse_dtype(std::string_view name) {
+  for (const dtype t : {dtype::f64, dtype::f32, dtype::f16, dtype::bf16})
+    if (dtype_name(t) == name) return t;
+  throw input_error(fmt::format("--dtype '{}' is not f64, f32, f16 or bf16", name));
+}
+
+std::size_t dtype_size(dtype t) {
+  switch (t) {
+    case dtype::f64: case dtype::i64: return 8;
+    case dtype::f32: case dtype::i32: return 4;
+    default: return 2;
+  }
+}
+
+bool is_real(dtype t) { return t == dtype::f64 || t == dtype::f32 || t == dtype::f16 || t == dtype::bf16; }
+
+const float_format& dtype_format(dtype t) {
+  switch (t) {
+    case dtype::f32: return binary32;
+    case dtype::f16: return binary16;
+    case dtype::bf16: return bfloat16;
+    default: return binary64;
+  }
+}
+
+double dtype_roundoff(dtype t) { return std::ldexp(1.0, -dtype_format(t).precision); }
+
+std::int64_t io_tensor::elements() const {
+  std::int64_t n = 1;
+  for (const auto d : shape) n *= d;
+  return n;
+}
+
+double io_tensor::at(std::int64_t e) const {
+  const unsigned char* p = bytes.data() + static_cast<std::size_t>(e) * dtype_size(type);
+  switch (type) {
+    case dtype::f64: { double v; std::memcpy(&v, p, 8); return v; }
+    case dtype::f32: { float v; std::memcpy(&v, p, 4); return v; }
+    case dtype::f16: { std::uint16_t b; std::memcpy(&b, p, 2); return static_cast<double>(fp16::from_bits(b)); }
+    case dtype::bf16: { std::uint16_t b; std::memcpy(&b, p, 2); return static_cast<double>(bf16::from_bits(b)); }
+    case dtype::i64: { std::int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
+    case dtype::i32: { std::int32_t v; std::memcpy(&v, p, 4); return v; }
+  }
+  return 0;
+}
+
+io_tensor real_tensor(std::string name, dtype t, const tensor<double>& values) {
+  io_tensor out{std::move(name), t, values.shape, std::vector<unsigned char>(values.data.size() * dtype_size(t))};
+  for (std::size_t e = 0; e < values.data.size(); ++e) {
+    unsigned char* p = out.bytes.data() + e * dtype_size(t);
+    const double x = values.data[e];
+    switch (t) {
+      case dtype::f64: std::memcpy(p, &x, 8); break;
+      case dtype::f32: { const float v = static_cast<float>(x); std::memcpy(p, &v, 4); break; }
+      case dtype::f16: { const auto b = fp16(x).bits(); std::memcpy(p, &b, 2); break; }
+      case dtype::bf16: { const auto b = bf16(x).bits(); std::memcpy(p, &b, 2); break; }
+      default: throw std::logic_error("real_tensor: not a real dtype");
+    }
+  }
+  return out;
+}
+
+io_tensor integer_tensor(std::string name, std::vector<std::int64_t> shape, const std::vector<std::int64_t>& values) {
+  io_tensor out{std::move(name), dtype::i64, std::move(shape), std::vector<unsigned char>(values.size() * 8)};
+  if (!values.empty()) std::memcpy(out.bytes.data(), values.data(), values.size() * 8);
+  return out;
+}
+
+io_tensor empty_tensor(std::string name, dtype t, std::vector<std::int64_t> shape) {
+  io_tensor out{std::move(name), t, std::move(shape), {}};
+  out.bytes.assign(static_cast<std::size_t>(out.elements()) * dtype_size(t), 0);
+  return out;
+}
+
+tensor<double> as_doubles(const io_tensor& t) {
+  tensor<double> out(t.shape);
+  for (std::int64_t e = 0; e < t.elements(); ++e) out.data[static_cast<std::size_t>(e)] = t.at(e);
+  return out;
+}
+
+}  // namespace pe::gate

@@ -1,0 +1,51 @@
+/* pecheck/impl.h: the C ABI (version 1) an implementation under test exports for `pecheck gate --impl lib.so`.
+ *
+ * The gate calls pe_impl_run once per case with one op ("rotate", "encode", "bias", "bucket",
+ * "inv_freq", "attend"), the spec as canonical pecheck text (e.g. "rope(dim=128, base=10000, ...)"),
+ * the named input tensors and the output tensors to fill (allocated by the gate, already
+ * shaped). Names, shapes and meanings are those of `pecheck eval` (golden/README.md lists
+ * them): rotate: x [T, H, D] and pos [T] (or [T, A]) -> y [T, H, D]; encode: pos -> pe;
+ * bias: qpos, kpos -> bias [H, T, S]; bucket: rel -> bucket; inv_freq: -> inv_freq,
+ * attention_factor. Arrays are row-major and little-endian. Real outputs have the dtype of the
+ * real inputs (the --dtype of the run); positions are PE_I64.
+ *
+ * Return PE_OK, PE_UNSUPPORTED for an op or spec the implementation does not handle (the gate
+ * reports UNSUPPORTED, not a failure), or PE_ERROR with a message (NUL-terminated, at most
+ * message_size bytes) for anything else. Every call runs in a child process with a time limit,
+ * and every output buffer is fenced by guard bytes: a crash, a hang, or a write outside an
+ * output is reported as a failure of the case that did it.
+ */
+#ifndef PECHECK_IMPL_H
+#define PECHECK_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum pe_dtype { PE_F64 = 0, PE_F32 = 1, PE_F16 = 2, PE_BF16 = 3, PE_I64 = 4, PE_I32 = 5 };
+
+typedef struct pe_tensor {
+  const char *name;
+  int32_t dtype;         /* enum pe_dtype */
+  int32_t rank;
+  const int64_t *shape;  /* rank entries */
+  void *data;            /* row-major, little-endian */
+} pe_tensor;
+
+enum pe_status { PE_OK = 0, PE_UNSUPPORTED = 1, PE_ERROR = 2 };
+
+#define PE_IMPL_ABI_VERSION 1
+
+int32_t pe_impl_abi_version(void); /* returns PE_IMPL_ABI_VERSION */
+const char *pe_impl_name(void);
+int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, int32_t n_inputs, pe_tensor *outputs,
+                    int32_t n_outputs, char *message, size_t message_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PECHECK_IMPL_H */

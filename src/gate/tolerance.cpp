@@ -1,0 +1,102 @@
+// The gate's error model (see tolerance.hpp and proofs/gate_tolerance.md).
+#include "gate/tolerance.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "pe/error.hpp"
+#include "pe/schemes/rope.hpp"
+#include "pe/schemes/rope_nd.hpp"
+
+namespace pe::gate {
+namespace {
+
+// Per rotated dim: its partner, its angle |p w| and the attention factor, for one token row.
+struct rotation_geometry {
+  std::vector<std::int64_t> partner;  // -1: passes through
+  std::vector<double> angle;          // |p w| of the pair
+};
+
+template <class Plan>
+rotation_geometry geometry(const Plan& plan, const std::int64_t* row) {
+  rotation_geometry g{std::vector<std::int64_t>(static_cast<std::size_t>(plan.dim), -1), std::vector<double>(static_cast<std::size_t>(plan.dim), 0)};
+  for (std::size_t k = 0; k < plan.pairs.size(); ++k) {
+    const auto& pr = plan.pairs[k];
+    const double w = plan.freq.template omega<double>(static_cast<int>(k));
+    const double a = std::abs(static_cast<double>(row[pr.axis]) * w);
+    g.partner[pr.a] = pr.b, g.partner[pr.b] = pr.a;
+    g.angle[pr.a] = g.angle[pr.b] = a;
+  }
+  return g;
+}
+
+}  // namespace
+
+error_model error_model::of(dtype io, dtype working, const std::string& level) {
+  error_model m{io, working, 4};
+  if (level == "strict") m.angle_coefficient = 2;
+  else if (level == "standard") m.angle_coefficient = 4;
+  else if (level == "loose") m.angle_coefficient = 16;
+  else throw input_error(fmt::format("--tolerance '{}' is not strict, standard or loose", level));
+  return m;
+}
+
+std::vector<std::vector<double>> output_bounds(const error_model& m, std::string_view op, const spec& s, const op_inputs& in,
+                                               const std::vector<named_tensor<double>>& exact) {
+  const double u_io = dtype_roundoff(m.io), u_w = dtype_roundoff(m.working);
+  const double c = m.angle_coefficient;
+  // The smallest normal of the I/O dtype: below it the dtype's spacing is absolute.
+  const double tiny = std::ldexp(1.0, dtype_format(m.io).emin) * u_io;
+  std::vector<std::vector<double>> out;
+  for (const auto& e : exact) {
+    std::vector<double> b(e.value.data.size());
+    for (std::size_t k = 0; k < b.size(); ++k) b[k] = u_io * std::abs(e.value.data[k]) + tiny;  // the output's own rounding
+    out.push_back(std::move(b));
+  }
+  const bool rope_family = s.scheme() == "rope" || s.scheme() == "rope_nd" || s.scheme() == "mrope";
+  if (op == "rotate" && rope_family) {
+    const std::int64_t tokens = in.x.shape[0], heads = in.x.shape[1], dim = in.x.shape[2], axes = in.pos_axes;
+    double factor = 1;
+    const double log_base = std::log(s.real("base"));
+    if (s.scheme() == "rope") factor = std::abs(rope_frequencies::of(s, call_seq_len(in.pos)).attention_factor<double>());
+    for (std::int64_t t = 0; t < tokens; ++t) {
+      const std::int64_t* row = in.pos.data() + t * axes;
+      const rotation_geometry g = s.scheme() == "rope"      ? geometry(rope_plan(s, call_seq_len(in.pos)), row)
+                                  : s.scheme() == "rope_nd" ? geometry(rope_nd_plan(s), row)
+                                                            : geometry(mrope_plan(s), row);
+      for (std::int64_t h = 0; h < heads; ++h)
+        for (std::int64_t d = 0; d < dim; ++d) {
+          const auto at = static_cast<std::size_t>((t * heads + h) * dim + d);
+          if (g.partner[d] < 0) continue;  // pass-through: an exact copy, its own rounding only
+          const double xa = std::abs(in.x.data[at]), xb = std::abs(in.x.data[static_cast<std::size_t>((t * heads + h) * dim + g.partner[d])]);
+          // The pair turned by an angle off by (C + ln base) u_w (|p w| + 1): the frequency's
+          // exponent 2i/r rounds to u_w and base^e amplifies that by ln base; the position, the
+          // product and pow add C. sin and cos within u_w, products and sum within 3 u_w.
+          out[0][at] += factor * (xa + xb) * ((c + log_base) * u_w * (g.angle[d] + 1) + 5 * u_w);
+        }
+    }
+    return out;
+  }
+  if (op == "encode" && s.scheme() == "sinusoidal") {
+    const std::int64_t dim = s.integer("dim");
+    const bool interleaved = s.choice("layout") == "interleaved";
+    const double base = s.real("base");
+    for (std::size_t t = 0; t < in.pos.size(); ++t)
+      for (std::int64_t j = 0; j < dim; ++j) {
+        const std::int64_t i = interleaved ? j / 2 : j % (dim / 2);
+        const double w = s.choice("layout") == "fairseq" ? std::pow(base, -static_cast<double>(i) / static_cast<double>(dim / 2 - 1))
+                                                          : std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(dim));
+        out[0][t * static_cast<std::size_t>(dim) + static_cast<std::size_t>(j)] +=
+            (c + std::log(base)) * u_w * (std::abs(static_cast<double>(in.pos[t]) * w) + 1) + 2 * u_w;
+      }
+    return out;
+  }
+  // Everything else is a few working-precision operations per value (frequencies, slopes times
+  // distances, table lookups): C u_w relative.
+  for (std::size_t o = 0; o < out.size(); ++o)
+    for (std::size_t k = 0; k < out[o].size(); ++k) out[o][k] += c * u_w * std::abs(exact[o].value.data[k]);
+  return out;
+}
+
+}  // namespace pe::gate

@@ -1,0 +1,27 @@
+// The gate's error model: what a correct implementation in a given I/O dtype and working precision may be off by,
+// element by element (derivation: proofs/gate_tolerance.md).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "gate/io.hpp"
+#include "pe/ops.hpp"
+
+namespace pe::gate {
+
+// strict / standard / loose set the angle coefficient C: a correct kernel's angle p w is off
+// by at most C u_w (|p w| + 1) (HF-style binary32 products: about 1 u_w |p w|; ggml's iterated
+// products: about 2.7 u_w |p w|).
+struct error_model {
+  dtype io = dtype::f32;       // inputs and outputs
+  dtype working = dtype::f32;  // the implementation's arithmetic
+  double angle_coefficient = 4;
+  static error_model of(dtype io, dtype working, const std::string& level);  // input_error on a bad level
+};
+
+// The bound on |output - exact| for every element of every output of `op`, for inputs `in`
+// (already rounded to the I/O dtype) and the exact outputs.
+std::vector<std::vector<double>> output_bounds(const error_model& m, std::string_view op, const spec& s, const op_inputs& in,
+                                               const std::vector<named_tensor<double>>& exact);
+
+}  // namespace pe::gate
