@@ -1,12 +1,14 @@
 #!/usr/bin/python3
-"""Checks `pecheck golden export`: the .npy files load with numpy, equal the JSON export, and
-sit within one ulp of the dtype of every golden value (one correct rounding of the decimal).
+"""Checks `pecheck golden export`: the .npy files load with numpy, equal the JSON export, cover
+every golden file, case and tensor, and hold each golden value correctly rounded to the dtype
+(decided exactly with fractions).
 
 usage: check_export.py GOLDEN_DIR NPY_DIR JSON_DIR DTYPE
 """
 import json
 import os
 import sys
+from fractions import Fraction
 
 try:
     import numpy as np
@@ -15,6 +17,18 @@ except ImportError:
         os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
     sys.stderr.write("check_export: numpy is not importable; install Debian's python3-numpy and run with /usr/bin/python3\n")
     sys.exit(2)
+
+
+def correctly_rounded(text, real):
+    """The dtype value nearest the exact decimal (ties to even), decided with fractions."""
+    exact = Fraction(text)
+    guess = real(float(exact))
+    candidates = [np.nextafter(guess, real(-np.inf)), guess, np.nextafter(guess, real(np.inf))]
+    def key(c):
+        distance = abs(Fraction(float(c)) - exact) if np.isfinite(c) else Fraction(10) ** 400
+        even = int(np.frombuffer(real(c).tobytes(), dtype=np.uint32 if real is np.float32 else np.uint64)[0]) & 1
+        return (distance, even)
+    return min(candidates, key=key)
 
 
 def main():
@@ -56,13 +70,26 @@ def main():
                     checked += 1
                     if meta["dtype"] == "i64":
                         ok = int(flat[e]) == int(text)
+                    elif isinstance(text, str) and "x" in text:  # an exact binary64 input: one conversion
+                        ok = flat[e] == real(float.fromhex(text))
                     else:
-                        exact = float.fromhex(text) if isinstance(text, str) and "x" in text else float(text)
-                        ok = abs(float(flat[e]) - exact) <= float(np.spacing(real(abs(exact))))
+                        ok = flat[e] == correctly_rounded(text, real)
                     if not ok:
-                        print(f"{where} element {e}: exported {flat[e]!r} is not within one ulp of {text}")
+                        print(f"{where} element {e}: exported {flat[e]!r} is not {text} correctly rounded to {dtype}")
                         problems += 1
                         break
+    # Coverage: every file of the manifest, every case, every tensor.
+    with open(os.path.join(golden, "MANIFEST.json")) as f:
+        manifest = json.load(f)
+    indexed = {(e["file"], e["case"], key, name) for e in index for key in ("inputs", "outputs") for name in e.get(key, {})}
+    for entry in manifest["files"]:
+        with open(os.path.join(golden, entry["path"])) as f:
+            for case in json.load(f)["cases"]:
+                for key in ("inputs", "outputs"):
+                    for name in case[key]:
+                        if (entry["path"], case["id"], key, name) not in indexed:
+                            print(f"{entry['path']} case {case['id']} {key} {name}: not in the export's index")
+                            problems += 1
     print(f"check_export: {checked} values in {len(index)} cases, {problems} problems")
     return 1 if problems else 0
 

@@ -60,8 +60,8 @@ std::function<int()> add_golden_command(CLI::App& app) {
         fmt::print("golden verify: {} problems\n", problems.size());
         return 1;
       }
-      fmt::print("golden verify: every value in {} agrees with its recomputation within {:g} relative\n", o->dir,
-                 pe::golden::verify_relative_tolerance);
+      fmt::print("golden verify: every value in {} is its recomputation to the last digit, and within {:g} relative at 64 bits more\n",
+                 o->dir, pe::golden::verify_relative_tolerance);
       return 0;
     }
     if (diff->parsed()) {

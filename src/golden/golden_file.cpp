@@ -5,6 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
+#include <cctype>
+#include <climits>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -68,7 +71,9 @@ golden_tensor read_tensor(const std::string& name, const json& j, bool input, co
   for (const auto& v : j["data"]) {
     const std::string at = fmt::format("{} element {}", here, e++);
     if (t.dtype == "i64") {
-      if (!v.is_number_integer()) fail(at, "is not an integer");
+      if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))) {
+        fail(at, "is not an integer in int64");
+      }
       t.data.push_back(std::to_string(v.get<std::int64_t>()));
       continue;
     }
@@ -80,6 +85,12 @@ golden_tensor read_tensor(const std::string& name, const json& j, bool input, co
       errno = 0;
       const double x = std::strtod(text.c_str(), &end);
       if (end != text.c_str() + text.size() || !std::isfinite(x)) fail(at, fmt::format("'{}' is not a finite hex float", text));
+      // Exactly a binary64: read at 256 bits, it must equal the double (no silent rounding).
+      mp_working_bits wide(256);
+      mp_real exact;
+      if (mpfr_set_str(exact.backend().data(), text.c_str(), 0, MPFR_RNDN) != 0 || exact != mp_real(x)) {
+        fail(at, fmt::format("'{}' is not exactly a binary64 value", text));
+      }
     } else {
       // A decimal number: sign, digits, one point, exponent; nothing else.
       size_t k = 0;
@@ -202,6 +213,12 @@ golden_file parse_golden(const std::string& text, const std::string& where) {
     if (!cj.is_object() || !cj.contains("id") || !cj["id"].is_string()) fail(where, "a case has no id");
     golden_case c;
     c.id = cj["id"].get<std::string>();
+    // Ids name export paths: letters, digits, '_', '-', '.', and never "." or "..".
+    const bool plain = !c.id.empty() && c.id != "." && c.id != ".." &&
+                       std::all_of(c.id.begin(), c.id.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.'; });
+    if (!plain) fail(where, fmt::format("case id '{}' is not made of letters, digits, '_', '-' and '.'", c.id));
+    for (const auto& other : f.cases)
+      if (other.id == c.id) fail(where, fmt::format("case id '{}' appears twice", c.id));
     const std::string here = fmt::format("{}: case {}", where, c.id);
     c.inputs = read_tensors(cj, "inputs", true, here);
     c.outputs = read_tensors(cj, "outputs", false, here);
@@ -241,34 +258,54 @@ std::vector<golden_tensor> input_tensors(std::string_view op, const spec& s, con
 
 op_inputs op_inputs_of(std::string_view op, const spec& s, const golden_case& c, const std::string& where) {
   const std::string here = fmt::format("{}: case {}", where, c.id);
-  const auto need = [&](const char* name, const char* dtype) -> const golden_tensor& {
+  // An input by name and dtype, with the rank the op reads (-1: a position rows tensor, [T] or [T, A]).
+  const auto need = [&](const char* name, const char* dtype, int rank) -> const golden_tensor& {
     const golden_tensor* t = find(c, name);
     if (!t) fail(here, fmt::format("op {} needs input {}", op, name));
     if (t->dtype != dtype) fail(here, fmt::format("input {} is {}, not {}", name, t->dtype, dtype));
+    const std::int64_t axes = position_axes(s);
+    const bool ok = rank >= 0 ? static_cast<int>(t->shape.size()) == rank
+                              : (axes == 1 ? t->shape.size() == 1 : t->shape.size() == 2 && t->shape[1] == axes);
+    if (!ok) fail(here, fmt::format("input {} has shape [{}], which op {} of {} does not read", name, fmt::join(t->shape, ", "), op, s.scheme()));
     return *t;
   };
+  const auto expected = input_tensors(op, s, [&] {  // the names this op reads
+    op_inputs probe;
+    probe.attend.heads = 1;
+    return probe;
+  }());
+  for (const auto& t : c.inputs) {
+    const bool known = std::any_of(expected.begin(), expected.end(), [&](const golden_tensor& e) { return e.name == t.name; }) ||
+                       (op == "attend" && (t.name == "qpos" || t.name == "kpos"));
+    if (!known) fail(here, fmt::format("input {} is not read by op {}", t.name, op));
+  }
   op_inputs in;
   in.pos_axes = position_axes(s);
-  if (op == "encode" || op == "matrix" || op == "rotate") in.pos = int_values(need("pos", "i64"));
-  if (op == "rotate") in.x = real_values(need("x", "f64"));
-  if (op == "bucket") in.rel = int_values(need("rel", "i64"));
-  if (op == "bias") in.qpos = int_values(need("qpos", "i64")), in.kpos = int_values(need("kpos", "i64"));
+  if (op == "encode" || op == "matrix" || op == "rotate") in.pos = int_values(need("pos", "i64", -1));
+  if (op == "rotate") {
+    in.x = real_values(need("x", "f64", 3));
+    if (in.x.shape[0] * in.pos_axes != static_cast<std::int64_t>(in.pos.size())) fail(here, "x and pos have different token counts");
+  }
+  if (op == "bucket") in.rel = int_values(need("rel", "i64", 1));
+  if (op == "bias") in.qpos = int_values(need("qpos", "i64", 1)), in.kpos = int_values(need("kpos", "i64", 1));
   if (op == "attend") {
     auto& a = in.attend;
     if (is_absolute(s)) {
-      a.x = real_values(need("x", "f64"));
-      a.wq = real_values(need("wq", "f64"));
-      a.wk = real_values(need("wk", "f64"));
-      a.wv = real_values(need("wv", "f64"));
-      a.heads = int_values(need("heads", "i64")).at(0);
+      a.x = real_values(need("x", "f64", 2));
+      a.wq = real_values(need("wq", "f64", 2));
+      a.wk = real_values(need("wk", "f64", 2));
+      a.wv = real_values(need("wv", "f64", 2));
+      a.heads = int_values(need("heads", "i64", 0)).at(0);
     } else {
-      a.q = real_values(need("q", "f64"));
-      a.k = real_values(need("k", "f64"));
-      a.v = real_values(need("v", "f64"));
+      a.q = real_values(need("q", "f64", 3));
+      a.k = real_values(need("k", "f64", 3));
+      a.v = real_values(need("v", "f64", 3));
     }
-    if (find(c, "qpos")) a.qpos = int_values(need("qpos", "i64"));
-    if (find(c, "kpos")) a.kpos = int_values(need("kpos", "i64"));
-    a.causal = int_values(need("causal", "i64")).at(0) != 0;
+    if (find(c, "qpos")) a.qpos = int_values(need("qpos", "i64", -1));
+    if (find(c, "kpos")) a.kpos = int_values(need("kpos", "i64", -1));
+    const auto causal = int_values(need("causal", "i64", 0)).at(0);
+    if (causal != 0 && causal != 1) fail(here, fmt::format("input causal is {}, not 0 or 1", causal));
+    a.causal = causal != 0;
   }
   return in;
 }

@@ -34,6 +34,11 @@ std::string read_file(const fs::path& p) {
 // Writes every (path, bytes) to a temporary name first, then renames them all: a failure
 // leaves no file half-written.
 void write_all(const std::vector<std::pair<fs::path, std::string>>& files) {
+  std::set<fs::path> targets;
+  for (const auto& [path, bytes] : files) {
+    if (!targets.insert(path).second) throw input_error(fmt::format("{}: would be written twice", path.string()));
+    if (fs::exists(path) && !fs::is_regular_file(path)) throw input_error(fmt::format("{}: exists and is not a regular file", path.string()));
+  }
   std::vector<fs::path> temps;
   const auto cleanup = [&] {
     for (const auto& t : temps) fs::remove(t);
@@ -75,20 +80,57 @@ double relative_change(const mp_real& a, const mp_real& b) {
   return mp_real(abs(a - b) / scale).convert_to<double>();
 }
 
+// A manifest path must be a plain relative path inside the tree: no "..", not absolute, a .json file.
+bool confined(const std::string& path) {
+  if (path.empty() || path[0] == '/' || path.size() < 6 || path.substr(path.size() - 5) != ".json") return false;
+  for (const auto& part : fs::path(path)) {
+    if (part == ".." || part == "." || part.empty()) return false;
+  }
+  return true;
+}
+
+// The tree's files by path. Throws input_error when MANIFEST.json is missing or malformed (the
+// directory is not a golden tree); every problem with a file goes to `problems`.
 std::map<std::string, golden_file> read_tree(const fs::path& dir, std::vector<std::string>& problems) {
   std::map<std::string, golden_file> files;
-  const auto m = parse_manifest(read_file(dir / "MANIFEST.json"), (dir / "MANIFEST.json").string());
+  const fs::path manifest_path = dir / "MANIFEST.json";
+  const auto m = parse_manifest(read_file(manifest_path), manifest_path.string());
+  if (m.precision_bits != 256) problems.push_back(fmt::format("{}: precision_bits {} is not 256", manifest_path.string(), m.precision_bits));
+  std::set<std::string> listed;
   for (const auto& e : m.files) {
     const fs::path p = dir / e.path;
+    if (!confined(e.path)) {
+      problems.push_back(fmt::format("{}: path '{}' is not a .json file inside the tree", manifest_path.string(), e.path));
+      continue;
+    }
+    if (!listed.insert(e.path).second) {
+      problems.push_back(fmt::format("{}: {} is listed twice", manifest_path.string(), e.path));
+      continue;
+    }
     try {
+      if (!fs::is_regular_file(p)) throw input_error(fmt::format("{}: is not a regular file", p.string()));
       const std::string bytes = read_file(p);
       if (sha256_hex(bytes) != e.sha256) {
         problems.push_back(fmt::format("{}: SHA-256 {} does not match MANIFEST.json ({})", p.string(), sha256_hex(bytes), e.sha256));
       }
-      files.emplace(e.path, parse_golden(bytes, p.string()));
+      auto f = parse_golden(bytes, p.string());
+      if (static_cast<int>(f.cases.size()) != e.cases) {
+        problems.push_back(fmt::format("{}: {} cases, MANIFEST.json says {}", p.string(), f.cases.size(), e.cases));
+      }
+      if (f.precision_bits != m.precision_bits) {
+        problems.push_back(fmt::format("{}: precision_bits {} differs from MANIFEST.json's {}", p.string(), f.precision_bits, m.precision_bits));
+      }
+      files.emplace(e.path, std::move(f));
     } catch (const input_error& err) {
       problems.push_back(err.what());
     }
+  }
+  // Files on disk that the manifest does not list.
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file() || it->path().extension() != ".json") continue;
+    const std::string rel = fs::relative(it->path(), dir).string();
+    if (rel != "MANIFEST.json" && !listed.count(rel)) problems.push_back(fmt::format("{}: not in MANIFEST.json", it->path().string()));
   }
   return files;
 }
@@ -99,6 +141,8 @@ std::vector<std::string> regen(const fs::path& dir, const std::optional<std::reg
   std::vector<std::pair<fs::path, std::string>> out;
   std::vector<std::string> written;
   manifest m{generator_name(), mpfr_library_version(), 256, {}};
+  manifest old;
+  if (only) old = parse_manifest(read_file(dir / "MANIFEST.json"), (dir / "MANIFEST.json").string());
   for (const auto& set : case_sets()) {
     std::string text;
     if (!only || std::regex_search(set.path, *only)) {
@@ -106,7 +150,13 @@ std::vector<std::string> regen(const fs::path& dir, const std::optional<std::reg
       out.push_back({dir / set.path, text});
       written.push_back(set.path);
     } else {
-      text = read_file(dir / set.path);  // kept as it is; its hash goes into the new manifest
+      // Kept as it is, but only if it is what the old manifest vouched for: a regen of some
+      // files must not bless damage in the others.
+      text = read_file(dir / set.path);
+      const auto entry = std::find_if(old.files.begin(), old.files.end(), [&](const manifest_entry& e) { return e.path == set.path; });
+      if (entry == old.files.end() || entry->sha256 != sha256_hex(text)) {
+        throw input_error(fmt::format("{}: does not match MANIFEST.json; regenerate it too (or run a full regen)", (dir / set.path).string()));
+      }
     }
     m.files.push_back({set.path, sha256_hex(text), static_cast<int>(set.cases.size())});
   }
@@ -117,12 +167,7 @@ std::vector<std::string> regen(const fs::path& dir, const std::optional<std::reg
 
 std::vector<std::string> verify(const fs::path& dir, const std::optional<std::regex>& only) {
   std::vector<std::string> problems;
-  std::map<std::string, golden_file> files;
-  try {
-    files = read_tree(dir, problems);
-  } catch (const input_error& e) {
-    return {e.what()};
-  }
+  const std::map<std::string, golden_file> files = read_tree(dir, problems);
   for (const auto& set : case_sets())
     if (!files.count(set.path) && std::none_of(problems.begin(), problems.end(), [&](const std::string& p) { return p.find(set.path) != std::string::npos; }))
       problems.push_back(fmt::format("{}: no such file in MANIFEST.json (run pecheck golden regen)", (dir / set.path).string()));
@@ -140,6 +185,22 @@ std::vector<std::string> verify(const fs::path& dir, const std::optional<std::re
       continue;
     }
     const spec s = parse_spec(f.spec);
+    // The cases must be the definitions' cases: same ids, same inputs, in order.
+    bool same_cases = f.cases.size() == set->cases.size();
+    for (std::size_t k = 0; same_cases && k < f.cases.size(); ++k) {
+      const auto want = input_tensors(set->op, s, set->cases[k].in);
+      const auto& got = f.cases[k].inputs;
+      same_cases = f.cases[k].id == set->cases[k].id && got.size() == want.size();
+      for (std::size_t t = 0; same_cases && t < got.size(); ++t)
+        same_cases = got[t].name == want[t].name && got[t].dtype == want[t].dtype && got[t].shape == want[t].shape && got[t].data == want[t].data;
+      if (!same_cases) {
+        problems.push_back(fmt::format("{}: case {}: ids or inputs differ from the case definitions; run pecheck golden regen", where,
+                                       k < f.cases.size() ? f.cases[k].id : std::string("?")));
+      }
+    }
+    if (!same_cases && f.cases.size() != set->cases.size()) {
+      problems.push_back(fmt::format("{}: {} cases, the definitions have {}", where, f.cases.size(), set->cases.size()));
+    }
     for (const auto& c : f.cases) {
       try {
         const op_inputs in = op_inputs_of(f.op, s, c, where);
@@ -157,19 +218,30 @@ std::vector<std::string> verify(const fs::path& dir, const std::optional<std::re
                                              fmt::join(stored.shape, ", "), outs[o].name, fmt::join(outs[o].value.shape, ", ")));
               continue;
             }
+            // At the stored precision regen is deterministic, so the text must be the same to the
+            // last digit; 64 bits more may move it, by at most 1e-35 relative.
+            std::size_t bad = 0, first = 0;
+            std::string first_text;
             for (size_t e = 0; e < stored.data.size(); ++e) {
-              const double change = relative_change(parse_decimal(stored.data[e]), outs[o].value.data[e]);
-              if (!(change <= verify_relative_tolerance)) {
-                problems.push_back(fmt::format("{}: case {}: output {} element {}: {} differs from the recomputed {} by {:.3g} relative at {} bits",
-                                               where, c.id, stored.name, e, stored.data[e], decimal_text(outs[o].value.data[e]), change, bits));
+              const bool ok = bits == f.precision_bits
+                                  ? stored.data[e] == decimal_text(round_to_bits(outs[o].value.data[e], bits))
+                                  : relative_change(parse_decimal(stored.data[e]), outs[o].value.data[e]) <= verify_relative_tolerance;
+              if (ok) continue;
+              if (bad++ == 0) {
+                first = e;
+                first_text = fmt::format("{} differs from the recomputed {} ({:.3g} relative)", stored.data[e],
+                                         decimal_text(outs[o].value.data[e]), relative_change(parse_decimal(stored.data[e]), outs[o].value.data[e]));
               }
+            }
+            if (bad > 0) {
+              problems.push_back(fmt::format("{}: case {}: output {} element {}: {} at {} bits{}", where, c.id, stored.name, first, first_text, bits,
+                                             bad > 1 ? fmt::format(" (and {} more elements)", bad - 1) : ""));
             }
           }
         }
-      } catch (const input_error& e) {
-        problems.push_back(fmt::format("{}: case {}: {}", where, c.id, e.what()));
-      } catch (const spec_error& e) {
-        problems.push_back(fmt::format("{}: case {}: {}", where, c.id, e.what()));
+      } catch (const std::exception& e) {  // a malformed case must not end the run: name it and go on
+        const std::string what = e.what();
+        problems.push_back(what.rfind(where, 0) == 0 ? what : fmt::format("{}: case {}: {}", where, c.id, what));
       }
     }
   }
@@ -193,8 +265,9 @@ diff_report diff(const fs::path& a, const fs::path& b) {
       continue;
     }
     const auto &fa = left.at(p), &fb = right.at(p);
-    if (fa.spec != fb.spec || fa.op != fb.op) {
-      r.lines.push_back(fmt::format("{}: {} {} became {} {}", p, fa.op, fa.spec, fb.op, fb.spec));
+    if (fa.spec != fb.spec || fa.op != fb.op || fa.precision_bits != fb.precision_bits) {
+      r.lines.push_back(fmt::format("{}: {} {} at {} bits became {} {} at {} bits", p, fa.op, fa.spec, fa.precision_bits, fb.op, fb.spec,
+                                    fb.precision_bits));
       r.differs = true;
     }
     std::map<std::string, const golden_case*> cases_b;
@@ -210,21 +283,26 @@ diff_report diff(const fs::path& a, const fs::path& b) {
       const auto& cb = *cases_b[c.id];
       double worst = 0;
       std::string where;
-      bool changed_inputs = false;
-      for (size_t t = 0; t < c.inputs.size() && t < cb.inputs.size(); ++t) changed_inputs |= c.inputs[t].data != cb.inputs[t].data;
-      changed_inputs |= c.inputs.size() != cb.inputs.size();
-      for (size_t o = 0; o < c.outputs.size() && o < cb.outputs.size(); ++o) {
-        if (c.outputs[o].data.size() != cb.outputs[o].data.size()) {
-          worst = INFINITY, where = c.outputs[o].name + " (shape)";
-          continue;
-        }
+      // Tensors match by name; a name, dtype or shape that differs is a change of its own.
+      const auto same_layout = [](const std::vector<golden_tensor>& a, const std::vector<golden_tensor>& b) {
+        if (a.size() != b.size()) return false;
+        for (std::size_t t = 0; t < a.size(); ++t)
+          if (a[t].name != b[t].name || a[t].dtype != b[t].dtype || a[t].shape != b[t].shape) return false;
+        return true;
+      };
+      bool changed_inputs = !same_layout(c.inputs, cb.inputs);
+      for (size_t t = 0; !changed_inputs && t < c.inputs.size(); ++t) changed_inputs = c.inputs[t].data != cb.inputs[t].data;
+      const bool changed_outputs = !same_layout(c.outputs, cb.outputs);
+      bool any_text = false;
+      for (size_t o = 0; !changed_outputs && o < c.outputs.size(); ++o)
         for (size_t e = 0; e < c.outputs[o].data.size(); ++e) {
           if (c.outputs[o].data[e] == cb.outputs[o].data[e]) continue;
+          any_text = true;  // even a change of 0 (such as -0 for 0) is a change
           const double ch = relative_change(parse_decimal(c.outputs[o].data[e]), parse_decimal(cb.outputs[o].data[e]));
           if (ch >= worst) worst = ch, where = fmt::format("{} element {}", c.outputs[o].name, e);
         }
-      }
-      if (worst > 0 || changed_inputs) {
+      if (changed_outputs) worst = INFINITY, where = "the output names, dtypes or shapes";
+      if (any_text || changed_inputs || changed_outputs) {
         r.lines.push_back(fmt::format("{}: case {}: {}largest relative change {:.3g} at {}", p, c.id, changed_inputs ? "inputs changed; " : "",
                                       worst, where.empty() ? "-" : where));
         r.differs = true;
@@ -244,6 +322,12 @@ diff_report diff(const fs::path& a, const fs::path& b) {
 int export_tree(const fs::path& dir, const std::string& format, const std::string& dtype, const fs::path& out) {
   if (format != "npy" && format != "json") throw input_error(fmt::format("--format '{}' is not npy or json", format));
   if (dtype != "f32" && dtype != "f64") throw input_error(fmt::format("--dtype '{}' is not f32 or f64", dtype));
+  // OUT must not be the golden tree or inside it: an export never overwrites golden files.
+  const auto inside = [](const fs::path& child, const fs::path& parent) {
+    const auto c = fs::weakly_canonical(child), p = fs::weakly_canonical(parent);
+    return std::mismatch(p.begin(), p.end(), c.begin(), c.end()).first == p.end();
+  };
+  if (inside(out, dir)) throw input_error(fmt::format("export: OUT {} is inside the golden directory {}", out.string(), dir.string()));
   std::vector<std::string> problems;
   const auto files = read_tree(dir, problems);
   if (!problems.empty()) throw input_error(problems.front());
@@ -276,6 +360,9 @@ int export_tree(const fs::path& dir, const std::string& format, const std::strin
               values.push_back(f32 ? static_cast<double>(static_cast<float>(x)) : x);
             } else {
               values.push_back(rounded(v));
+              if (!std::isfinite(values.back())) {
+                throw input_error(fmt::format("export: {} case {} {} = {} overflows {}", path, c.id, t.name, v, dtype));
+              }
             }
           }
           const std::string rel = fmt::format("{}/{}/{}.npy", stem, c.id, t.name);

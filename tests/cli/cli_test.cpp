@@ -287,13 +287,14 @@ TEST(cli_golden, verify_and_diff) {
   const std::string golden = std::string(PECHECK_SOURCE_DIR) + "/golden";
   const auto ok = run("golden verify --only '^seeds/' --dir " + golden);
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
-  EXPECT_EQ(ok.out, "golden verify: every value in " + golden + " agrees with its recomputation within 1e-35 relative\n");
+  EXPECT_EQ(ok.out, "golden verify: every value in " + golden + " is its recomputation to the last digit, and within 1e-35 relative at 64 bits more\n");
   const auto same = run("golden diff " + golden + " " + golden);
   EXPECT_EQ(same.exit_code, 0);
   EXPECT_EQ(same.out, "no differences\n");
   const auto missing = run("golden verify --dir /no/such/tree");
-  EXPECT_EQ(missing.exit_code, 1);
-  EXPECT_EQ(missing.out, "/no/such/tree/MANIFEST.json: cannot be read\ngolden verify: 1 problems\n");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.out, "");
+  EXPECT_EQ(missing.err, "pecheck: /no/such/tree/MANIFEST.json: cannot be read\n");
 }
 
 TEST(cli_list, shows_every_scheme_with_its_parameters) {

@@ -67,9 +67,11 @@ TEST(golden_tree, has_several_hundred_cases_under_a_few_megabytes) {
   std::cout << cases << " cases in " << case_sets().size() << " files, " << bytes << " bytes\n";
 }
 
-// Regenerating with no change in the code rewrites the same bytes.
+// Regenerating with no change in the code writes the same bytes (into an empty directory, so a
+// regen that wrote nothing could not pass).
 TEST(golden_tree, regen_is_a_no_op_without_a_code_change) {
-  const fs::path dir = scratch_copy("regen");
+  const fs::path dir = fs::path(::testing::TempDir()) / ("pecheck_golden_fresh_" + std::to_string(getpid()));
+  fs::remove_all(dir);
   regen(dir, std::nullopt);
   for (const auto& s : case_sets()) EXPECT_EQ(read(dir / s.path), read(repo_golden / s.path)) << s.path;
   EXPECT_EQ(read(dir / "MANIFEST.json"), read(repo_golden / "MANIFEST.json"));
@@ -83,14 +85,15 @@ TEST(golden_tree, one_changed_digit_in_any_file_is_named) {
   for (const auto& s : case_sets()) {
     const std::string original = read(dir / s.path);
     const auto f = parse_golden(original, s.path);
-    // The last case's first output, element in the middle: change its 20th significant digit.
+    // The last case's first output, element in the middle: change its last significant digit
+    // (the 46th: 1e-45 relative, below the 1e-35 drift allowance, still caught as text).
     const auto& c = f.cases.back();
     const auto& t = c.outputs.front();
     const size_t e = t.data.size() / 2;
     const std::string old_value = t.data[e];
     std::string new_value = old_value;
     size_t digit = 0, seen = 0;
-    for (size_t k = 0; k < new_value.size() && seen < 20; ++k)
+    for (size_t k = 0; k < new_value.size() && seen < 46; ++k)
       if (std::isdigit(static_cast<unsigned char>(new_value[k]))) digit = k, ++seen;
     if (new_value == "0" || new_value == "-0") new_value = "1e-20";
     else new_value[digit] = new_value[digit] == '9' ? '8' : static_cast<char>(new_value[digit] + 1);
@@ -108,6 +111,7 @@ TEST(golden_tree, one_changed_digit_in_any_file_is_named) {
     const std::string problems = joined(verify(dir, just_this));
     EXPECT_NE(problems.find((dir / s.path).string() + ": case "), std::string::npos) << s.path << "\n" << problems;
     EXPECT_NE(problems.find("differs from the recomputed"), std::string::npos) << s.path << "\n" << problems;
+    EXPECT_NE(problems.find("at 256 bits"), std::string::npos) << s.path << "\n" << problems;
     write(dir / s.path, original);
     rehash(dir, s.path);
   }
@@ -149,6 +153,50 @@ TEST(golden_tree, corrupt_files_are_named_with_their_case) {
     rehash(dir, target);
     const std::string problems = joined(verify(dir));
     EXPECT_NE(problems.find(c.message), std::string::npos) << c.what << "\n" << problems;
+    fs::remove_all(dir);
+  }
+  // Files that still hash right but no longer say what the definitions say, or reach outside the tree.
+  const std::vector<corruption> structural = {
+      {"a case dropped", [](const std::string& s) {
+         std::string t = s;
+         const auto last = t.rfind("  {\n   \"id\"");
+         const auto before = t.rfind("},", last);
+         return t.substr(0, before + 1) + "\n ]\n}\n";
+       }, "rope/llama2_7b.json: 9 cases, MANIFEST.json says 10"},
+      {"a position changed", [](const std::string& s) {
+         std::string t = s;
+         const std::string from = "\"data\": [\n      256\n", to = "\"data\": [\n      258\n";
+         return t.replace(t.find(from), from.size(), to);
+       }, "rope/llama2_7b.json: case p256: ids or inputs differ from the case definitions"},
+      {"a case id that climbs out", [](const std::string& s) {
+         std::string t = s;
+         const std::string from = "\"id\": \"p0\"";
+         return t.replace(t.find(from), from.size(), "\"id\": \"../x\"");
+       }, "case id '../x' is not made of letters, digits"},
+  };
+  for (const auto& c : structural) {
+    const fs::path dir = scratch_copy("structural");
+    write(dir / target, c.apply(read(dir / target)));
+    rehash(dir, target);
+    const std::string problems = joined(verify(dir));
+    EXPECT_NE(problems.find(c.message), std::string::npos) << c.what << "\n" << problems;
+    fs::remove_all(dir);
+  }
+  {  // a manifest path outside the tree, and a stray file
+    const fs::path dir = scratch_copy("paths");
+    auto m = parse_manifest(read(dir / "MANIFEST.json"), "MANIFEST.json");
+    m.files[0].path = "../../etc/passwd.json";
+    write(dir / "MANIFEST.json", to_text(m));
+    write(dir / "rope" / "stray.json", "{}");
+    const std::string problems = joined(verify(dir));
+    EXPECT_NE(problems.find("path '../../etc/passwd.json' is not a .json file inside the tree"), std::string::npos) << problems;
+    EXPECT_NE(problems.find("rope/stray.json: not in MANIFEST.json"), std::string::npos) << problems;
+    fs::remove_all(dir);
+  }
+  {  // regen --only refuses to bless a damaged file it does not regenerate
+    const fs::path dir = scratch_copy("only");
+    write(dir / target, read(dir / target) + " ");
+    EXPECT_THROW(regen(dir, std::regex("^seeds/")), input_error);
     fs::remove_all(dir);
   }
   // A wrong hash alone.
