@@ -326,7 +326,7 @@ struct long_term_decay {
   // "mean bound by octave of r": (1/P) sum_j |S_j(r)| averaged over r in [2^a, 2^(a+1)), from op inv_freq.
   static std::string octave_profile(const backend<T>& b, const spec& s) {
     static std::map<std::string, std::string> known;
-    const std::string key = b.name() + "|" + s.text();
+    const std::string key = fmt::format("{}|{}|{}", static_cast<const void*>(&b), b.name(), s.text());
     if (const auto it = known.find(key); it != known.end()) return it->second;
     const auto inv = b.output("inv_freq", s, op_inputs{}, "inv_freq");
     std::vector<double> means;

@@ -64,12 +64,14 @@ rc::detail::TestResult check(const run_options& options, observations& seen, Bod
     std::string error;
     try {
       m = body();
-    } catch (const spec_error& e) {
-      error = e.what();
-    } catch (const input_error& e) {
+    } catch (const rc::GenerationFailure&) {
+      throw;  // RapidCheck's own
+    } catch (const std::exception& e) {  // any exception is an error, never a counterexample
       error = e.what();
     }
     if (!m) {
+      for (auto& c : error)
+        if (c == '\n') c = ';';  // one line: the verdict reads the description's last line
       seen.error = error;
       RC_FAIL("error: " + error);
     }
@@ -90,7 +92,7 @@ std::string summarize_notes(const std::set<std::string>& notes) {
     const std::int64_t k = std::stoll(n.substr(5));
     lo = std::min(lo, k), hi = std::max(hi, k), ++counted;
   }
-  if (counted > 0) return fmt::format("K* from {} to {} over {} distinct specs", lo, hi, notes.size());
+  if (counted > 0) return fmt::format("K* from {} to {} ({} distinct values over the drawn specs)", lo, hi, counted);
   return fmt::format("{} distinct reports, one per drawn spec (a fixed spec shows one)", notes.size());
 }
 
@@ -125,7 +127,10 @@ target_result run_target(const property& p, const target& t, const run_options& 
     r.cases = ok.numSuccess;
     r.observed = t.expected == expectation::holds_within ? "holds_within" : "holds";
     for (const auto& [tags, count] : ok.distribution)
-      for (const auto& tag : tags) r.classes[tag] += count;
+      for (const auto& tag : tags) {  // RapidCheck shows string tags quoted
+        const bool quoted = tag.size() >= 2 && tag.front() == '"' && tag.back() == '"';
+        r.classes[quoted ? tag.substr(1, tag.size() - 2) : tag] += count;
+      }
   } else if (result.template is<rc::detail::FailureResult>()) {
     const auto& bad = result.template get<rc::detail::FailureResult>();
     r.cases = bad.numSuccess;

@@ -24,7 +24,7 @@ struct target_result {
   std::string observed;        // "holds", "holds_within", "fails", "gave up", "error"
   bool met = false;
   int cases = 0;               // cases that passed before the verdict (all of them when it holds)
-  std::string counterexample;  // the shrunk case, one "name = value" per line
+  std::string counterexample;  // the shrunk case, one "type = value" per drawn value, in drawing order
   std::string failure;         // the failing case's residual and bound, or the error
   std::string bound;           // what the law reports: "K* = 67", a profile, or the worst fraction of the bound
   double worst_fraction = 0;   // largest residual / bound over the passing cases

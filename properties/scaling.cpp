@@ -84,41 +84,40 @@ struct yarn_ramp {
   static measure run(const backend<T>& b, const spec& s) {
     RC_PRE(s.has("scaling"));
     const spec& sc = s.nested("scaling");
+    using std::abs;
     using std::log;
-    using std::pow;
     const double factor = sc.real("factor"), fast = sc.real("beta_fast"), slow = sc.real("beta_slow");
     const double base = s.real("base"), rotary = static_cast<double>(s.integer("rotary_dim"));
     const auto scaled_w = inv_freq(b, s), plain_w = inv_freq(b, unscaled(s));
     const double u = unit_roundoff<T>(), tol = 1.01 * 3 * u;
-    const double lo = std::min(1.0, 1 / factor), hi = std::max(1.0, 1 / factor);
-    std::vector<double> ratio;
+    // The ratios and their ends in T, so the same body judges MPFR at its own precision.
+    const T inverse = T(1) / T(factor);
+    const T lo = factor >= 1 ? inverse : T(1), hi = factor >= 1 ? T(1) : inverse;
+    std::vector<T> ratio;
     double residual = 0;
-    const auto excess = [&](double v) { residual = std::max(residual, v / tol); };
+    const auto excess = [&](const T& v) { residual = std::max(residual, as_double(v) / tol); };
     for (size_t i = 0; i < plain_w.size(); ++i) {
-      if (plain_w[i] == 0) { ratio.push_back(1); continue; }  // p-RoPE's zeroed pairs
-      const double r = as_double(T(scaled_w[i] / plain_w[i]));
+      if (plain_w[i] == 0) { ratio.push_back(T(1)); continue; }  // p-RoPE's zeroed pairs
+      const T r = scaled_w[i] / plain_w[i];
       ratio.push_back(r);
-      // Against 1/f rounded to binary64 (u more) and each ratio within 3u: 4u (proof).
-      excess(std::max({lo - r, r - hi, 0.0}) / hi * 3 / 4);
+      // Against 1/f rounded to T (u more) and each ratio within 3u: 4u (proof).
+      excess(std::max({T(lo - r), T(r - hi), T(0)}) / hi * T(3) / T(4));
       // Turns over original_max, from the unscaled frequency (binary64 is plenty: the thresholds are a base^(2/r) step away).
       const double turns = static_cast<double>(sc.integer("original_max")) * as_double(plain_w[i]) / (2 * M_PI);
       const double step = std::pow(base, 2 / rotary);
-      if (turns >= fast * step * (1 + 1e-9)) excess(std::abs(r - 1));
-      if (turns <= slow / step * (1 - 1e-9)) excess(std::abs(r - 1 / factor) * factor * 3 / 4);  // 4u, as above
+      if (turns >= fast * step * (1 + 1e-9)) excess(abs(T(r - T(1))));
+      if (turns <= slow / step * (1 - 1e-9)) excess(abs(T(r - inverse)) * T(factor) * T(3) / T(4));  // 4u, as above
     }
     for (size_t i = 1; i < ratio.size(); ++i)  // monotone towards 1/s: two ratios of equal exact value, 3u each
-      excess(std::max(0.0, factor >= 1 ? ratio[i] - ratio[i - 1] : ratio[i - 1] - ratio[i]) / 2);
-    for (size_t i = 1; i + 1 < ratio.size(); ++i) {  // linear strictly inside the ramp
-      const bool inside = [&](size_t k) { return ratio[k] > lo * (1 + 4 * u) && ratio[k] < hi * (1 - 4 * u); }(i - 1) &&
-                          ratio[i] > lo * (1 + 4 * u) && ratio[i] < hi * (1 - 4 * u) &&
-                          ratio[i + 1] > lo * (1 + 4 * u) && ratio[i + 1] < hi * (1 - 4 * u);
+      excess(std::max(T(0), factor >= 1 ? T(ratio[i] - ratio[i - 1]) : T(ratio[i - 1] - ratio[i])) / T(2));
+    const auto inside = [&](size_t k) { return ratio[k] > lo * (T(1) + T(4 * u)) && ratio[k] < hi * (T(1) - T(4 * u)); };  // 1 + 4u in T, not in binary64
+    for (size_t i = 1; i + 1 < ratio.size(); ++i)  // linear strictly inside the ramp
       // Three ratios (3u each) and the differences' own roundings: 3.28u at worst against 3.03u (proof).
-      if (inside) excess(std::abs(ratio[i + 1] - 2 * ratio[i] + ratio[i - 1]) / (4 * 1.1));
-    }
+      if (inside(i - 1) && inside(i) && inside(i + 1)) excess(abs(T(ratio[i + 1] - T(2) * ratio[i] + ratio[i - 1])) / T(4 * 1.1));
     const bool ggml = sc.choice("magnitude") == "ggml";
     if (!sc.has("attention_factor") && !sc.has("mscale")) {
       const T expected = ggml || factor > 1 ? T(log(T(factor)) / T(10) + T(1)) : T(1);  // the paper's exact 0.1
-      excess(rel_diff(attention_factor(b, s), expected) / 2);
+      excess(T(rel_diff(attention_factor(b, s), expected) / 2));
     }
     return {residual * tol, tol, 1};
   }

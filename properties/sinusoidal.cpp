@@ -123,7 +123,7 @@ struct monotonic_proximity {
   // and kept per spec text, as every case of a fixed target asks again.
   static std::int64_t k_star(const backend<T>& b, const spec& s) {
     static std::map<std::string, std::int64_t> known;
-    const std::string key = fmt::format("{}|{}|{}", b.name(), s.text(), unit_roundoff<T>());
+    const std::string key = fmt::format("{}|{}|{}|{}", static_cast<const void*>(&b), b.name(), s.text(), unit_roundoff<T>());
     if (const auto it = known.find(key); it != known.end()) return it->second;
     // Each step must fall by more than 4 dot errors: 2 so that the exact phi falls, 2 more so that
     // phi evaluated at any other p (within one dot error of it) falls too.

@@ -1,5 +1,6 @@
 // `pecheck check`: runs every applicable property over every scheme and prints the schemes x properties matrix.
 #include <cstdio>
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -72,12 +73,14 @@ std::string matrix_text(const std::vector<pe::props::target_result>& results) {
   for (const auto& id : ids) {
     out += fmt::format("{:<{}}", id, id_width);
     for (const auto& c : used) {
+      // Several targets in one cell (random specs and fixed ones): a miss first, then a fixed
+      // target's report, then the random one.
       std::string text = "n/a";
+      int rank = -1;
       for (const auto& r : results) {
         if (r.property_id != id || r.scheme != c) continue;
-        const std::string here = cell(r);
-        // Several targets in one cell (random specs and a fixed one): show a miss first, else the fixed target's report.
-        if (text == "n/a" || here[0] == '!' || (here.rfind("K*", 0) == 0)) text = here;
+        const int here_rank = !r.met ? 2 : (r.label != r.scheme ? 1 : 0);
+        if (here_rank > rank) text = cell(r), rank = here_rank;
       }
       out += fmt::format(" {:>11}", text);
     }
@@ -144,7 +147,7 @@ nlohmann::ordered_json results_json(const std::vector<pe::props::target_result>&
 
 // Writes to FILE.tmp, then renames: a reader never sees half a report.
 void write_atomically(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp";
+  const std::string temp = fmt::format("{}.tmp.{}", path, getpid());
   {
     std::ofstream f(temp, std::ios::binary | std::ios::trunc);
     if (!f) throw pe::input_error(fmt::format("--json: cannot write {}", path));
@@ -192,6 +195,12 @@ std::function<int()> add_check_command(CLI::App& app) {
   cmd->add_option("--json", o->json, "write the results as JSON to FILE");
   return [o] {
     const std::regex property_re = compiled(o->property, "--property"), spec_re = compiled(o->spec, "--spec");
+    if (!o->json.empty()) {  // before the run, not after it: a bad path costs nothing
+      const auto parent = std::filesystem::absolute(o->json).parent_path();
+      if (!std::filesystem::is_directory(parent) || std::filesystem::is_directory(o->json)) {
+        throw pe::input_error(fmt::format("--json: cannot write {}", o->json));
+      }
+    }
     const pe::props::run_options options{o->cases, o->seed};
     const pe::props::reference_backend<double> reference;
     std::vector<pe::props::target_result> results;
@@ -208,12 +217,13 @@ std::function<int()> add_check_command(CLI::App& app) {
     bool all_met = true;
     for (const auto& r : results) all_met = all_met && r.met;
     for (const auto& l : ladder) all_met = all_met && l.met;
-    if (!o->json.empty()) write_atomically(o->json, results_json(results, ladder, *o).dump(2) + "\n");
     int met = 0;
     for (const auto& r : results) met += r.met;
     fmt::print("{}\n{}", matrix_text(results), details_text(results));
     if (o->ladder) fmt::print("{}", ladder_text(ladder));
     fmt::print("\n{} of {} expectations met{}\n", met, results.size(), all_met ? "" : "; see << NOT MET above");
+    std::fflush(stdout);
+    if (!o->json.empty()) write_atomically(o->json, results_json(results, ladder, *o).dump(2) + "\n");
     return all_met ? 0 : 1;
   };
 }

@@ -154,6 +154,26 @@ TEST(exactness_ladder, catches_a_near_miss) {
   EXPECT_EQ(l.rungs[3].relative_residual, std::ldexp(1.0, -300));
 }
 
+// Every law's MPFR body, judged by its own bound at 113 bits, holds where the binary64 run
+// holds: the same body serves every precision (the ladder alone would not notice, it records).
+TEST(exactness_ladder, every_law_holds_in_mpfr_by_its_own_bound) {
+  const reference_backend<mp_real> reference;
+  for (const auto& p : properties())
+    for (const auto& t : p.targets) {
+      if (t.expected == expectation::fails) continue;
+      mp_precision scope(113);
+      std::string failure;
+      const auto result = run_rapidcheck(run_options{.cases = 10}, [&] {
+        const measure m = p.in_mp(reference, parse_spec(*t.specs));
+        if (!m.holds()) {
+          failure = fmt::format("residual {} > bound {}", m.residual, m.bound);
+          RC_FAIL(failure);
+        }
+      });
+      EXPECT_TRUE(result.template is<rc::detail::SuccessResult>()) << p.id << " on " << t.label << ": " << failure;
+    }
+}
+
 // ---- A deliberately broken reference: one sign flipped ----
 
 // rotate with the sign of sin flipped (a rotation by -p; the matrix op is left correct).
@@ -190,7 +210,8 @@ std::set<std::string> caught_by(const backend<double>& broken, const std::string
   for (const auto& p : properties())
     for (const auto& t : p.targets) {
       if (t.scheme != scheme || t.expected != expectation::holds) continue;
-      if (!run_target(p, t, run_options{.cases = 30}, broken).met) caught.insert(p.id);
+      // Caught means a counterexample found by the law, not an error on the way.
+      if (run_target(p, t, run_options{.cases = 30}, broken).observed == "fails") caught.insert(p.id);
     }
   return caught;
 }
@@ -205,6 +226,26 @@ TEST(broken_reference, a_flipped_sin_in_rotate_is_caught) {
 TEST(broken_reference, a_flipped_cos_in_sinusoidal_is_caught) {
   const auto caught = caught_by(flipped_cos{}, "sinusoidal");
   EXPECT_TRUE(caught.count("sinusoidal.linear_offset"));
+}
+
+// An implementation that throws is an error, never a counterexample: a fails target is not met by it.
+class throws_on_attend : public reference_backend<double> {
+ public:
+  std::vector<named_tensor<double>> run(std::string_view op, const spec& s, const op_inputs& in) const override {
+    if (op == "attend") throw std::out_of_range("attend fell over\non two lines");
+    return reference_backend<double>::run(op, s, in);
+  }
+};
+TEST(runner, an_exception_is_an_error_not_a_counterexample) {
+  const auto& p = find("attention.permutation_equivariance");
+  for (const auto& t : p.targets) {
+    if (t.expected != expectation::fails) continue;
+    const auto r = run_target(p, t, run_options{.cases = 5}, throws_on_attend{});
+    EXPECT_EQ(r.observed, "error") << t.label;
+    EXPECT_FALSE(r.met) << t.label;
+    EXPECT_EQ(r.failure, "error: attend fell over;on two lines") << t.label;
+    break;
+  }
 }
 
 // Runs repeat: the same seed gives the same verdict and the same counterexample.
