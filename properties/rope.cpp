@@ -250,6 +250,19 @@ std::vector<std::pair<std::int64_t, std::int64_t>> rotated_blocks(const spec& s)
   return out;
 }
 
+// Every rotated block as (offset, width, neox pairs?): rope's one block of rotary_dim, rope_nd's
+// axis blocks, mrope's single neox block over dim.
+struct rotated_block {
+  std::int64_t offset, width;
+  bool neox;
+};
+std::vector<rotated_block> rotated_blocks_of(const spec& s) {
+  if (s.scheme() == "mrope") return {{0, s.integer("dim"), true}};
+  std::vector<rotated_block> out;
+  for (const auto& [o, w] : rotated_blocks(s)) out.push_back({o, w, s.choice("layout") == "neox"});
+  return out;
+}
+
 spec with_field(const spec& s, const std::string& key, nlohmann::json value) {
   auto j = s.json();
   j[key] = std::move(value);
@@ -430,6 +443,65 @@ struct partial_passthrough {
   }
 };
 
+// The sign convention: R_p turns each pair counter-clockwise by p w (the a axis towards the b
+// axis, HF's x * cos + rotate_half(x) * sin): R_p[b][a] = sin(p w) > 0 and R_p[a][b] = -sin(p w)
+// whenever 0 < p w < pi. A rotation by -p keeps every other law of this family; this one sees it.
+template <class T>
+struct rotation_direction {
+  static measure run(const backend<T>& b, const spec& s) {
+    const std::int64_t axes = position_axes(s);
+    const auto p = *rc::gen::inRange<std::int64_t>(1, 4);
+    const auto r = matrix_at(b, s, std::vector<std::int64_t>(static_cast<std::size_t>(axes), p));
+    const auto w = b.output("inv_freq", s, op_inputs{}, "inv_freq");
+    const auto blocks = rotated_blocks_of(s);
+    double residual = 0;
+    std::size_t k = 0;
+    for (const auto& [o, width, neox] : blocks)
+      for (std::int64_t i = 0; i < width / 2; ++i, ++k) {
+        const double angle = static_cast<double>(p) * as_double(w.data[k]);
+        if (!(angle > 0 && angle < M_PI * (1 - 1e-9))) continue;
+        const std::int64_t a = neox ? o + i : o + 2 * i, c = neox ? o + i + width / 2 : o + 2 * i + 1;
+        // A wrong sign is a miss by 2 sin(p w) > 0; the bound is the entries' own rounding.
+        residual = std::max({residual, std::max(0.0, -as_double(r(c, a))), std::max(0.0, as_double(r(a, c))),
+                             std::abs(as_double(T(r(c, a) + r(a, c))))});
+      }
+    return {residual, 4 * unit_roundoff<T>(), 1};
+  }
+};
+
+// Unscaled frequencies follow base^(-2i/r): w_0 = 1 and w_(i+1) / w_i = base^(-2/r) in every
+// rotated block (rope_nd: per axis with its own d_a; mrope: r = dim). A wrong base or a
+// denominator from another width breaks the ratio.
+template <class T>
+struct frequency_law {
+  static measure run(const backend<T>& b, const spec& s) {
+    using std::abs;
+    using std::pow;
+    const auto w = b.output("inv_freq", s, op_inputs{}, "inv_freq");
+    double residual = 0;
+    std::size_t k = 0;
+    for (const auto& [o, width, neox] : rotated_blocks_of(s)) {
+      (void)o, (void)neox;
+      // The step base^(-2/r) evaluated 64 bits wider than T and rounded once: formed in T, the
+      // rounding of -2/r alone would be amplified by ln(base) (up to 14u for r = 2, base 10^6).
+      const T step = [&] {
+        mp_working_bits wide(static_cast<unsigned>(-std::log2(unit_roundoff<T>())) + 64);
+        const mp_real exact = pow(mp_real(s.real("base")), mp_real(-2) / mp_real(width));
+        if constexpr (std::is_same_v<T, mp_real>) return round_to_bits(exact, mp_output_bits());
+        else return T(exact.template convert_to<double>());
+      }();
+      residual = std::max(residual, as_double(T(abs(T(w.data[k] - T(1))))));
+      for (std::int64_t i = 0; i + 1 < width / 2; ++i, ++k) {
+        if (w.data[k + 1] == 0) continue;  // p-RoPE's zeroed pairs
+        residual = std::max(residual, as_double(T(abs(T(w.data[k + 1] / w.data[k] - step)) / step)));
+      }
+      ++k;
+    }
+    // Two stored frequencies (u each), their quotient (u), the step's one rounding (u): 4u; 5u bound.
+    return {residual, 1.01 * 5 * unit_roundoff<T>(), 1};
+  }
+};
+
 std::vector<target> rope_family(bool axial) {
   std::vector<target> t = {random_specs("rope", expectation::holds)};
   if (axial) t.push_back(random_specs("rope_nd", expectation::holds)), t.push_back(random_specs("mrope", expectation::holds));
@@ -469,6 +541,15 @@ void add_rope_properties(std::vector<property>& out) {
   out.push_back(make_property<kv_offset_consistency>(
       "rope.kv_offset_consistency", "rotating a chunk of tokens at offset o equals the same slice of rotating the whole sequence",
       law_kind::identity, rope_family(true)));
+  out.push_back(make_property<rotation_direction>(
+      "rope.rotation_direction",
+      "R_p turns each pair counter-clockwise: R_p[b][a] = sin(p w) > 0 = -R_p[a][b] while 0 < p w < pi",
+      law_kind::inequality, rope_family(true)));
+  out.push_back(make_property<frequency_law>(
+      "rope.frequency_law", "unscaled frequencies are base^(-2i/r): w_0 = 1 and each step divides by base^(2/r)",
+      law_kind::identity,
+      {random_specs("rope", "rope", expectation::holds, gen_rope_spec(rope_options{.scaling = "none"})),
+       random_specs("rope_nd", expectation::holds), random_specs("mrope", expectation::holds)}));
   out.push_back(make_property<partial_passthrough>(
       "rope.partial_passthrough",
       "with rotary_dim < dim the tail passes through bit for bit and the head is rope(dim=rotary_dim) of it",

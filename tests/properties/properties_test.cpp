@@ -57,6 +57,7 @@ TEST(property_registry, has_every_required_id) {
       "binary.jumpiness", "rope.norm_preservation", "rope.relative_inner_product", "rope.shift_invariance",
       "rope.composition", "rope.orthogonality", "rope.linearity", "rope.layout_permutation",
       "rope.matrix_equals_elementwise", "rope.long_term_decay", "rope.kv_offset_consistency", "rope.partial_passthrough",
+      "rope.rotation_direction", "rope.frequency_law",
       "rope_nd.axis_separability", "mrope.text_reduces_to_rope", "scaling.linear_is_position_interpolation",
       "scaling.ntk_endpoints", "scaling.yarn_ramp", "scaling.llama3_continuity", "scaling.dynamic_reduces_below_original",
       "alibi.translation_invariance", "alibi.slopes_geometric", "t5.bucket_monotonic", "t5.translation_invariance",
@@ -221,6 +222,38 @@ TEST(broken_reference, a_flipped_sin_in_rotate_is_caught) {
   EXPECT_TRUE(caught.count("rope.matrix_equals_elementwise")) << "caught by " << caught.size() << " laws";
   // Norms, relative products and shifts survive a rotation by -p: those laws alone cannot see it.
   EXPECT_FALSE(caught.count("rope.norm_preservation"));
+}
+
+// The sign flipped everywhere (rotate and matrix both turn by -p): only the sign anchor sees it.
+class rotates_backwards : public reference_backend<double> {
+ public:
+  std::vector<named_tensor<double>> run(std::string_view op, const spec& s, const op_inputs& in) const override {
+    if (op != "rotate" && op != "matrix") return reference_backend<double>::run(op, s, in);
+    op_inputs flipped = in;
+    for (auto& p : flipped.pos) p = -p;
+    return reference_backend<double>::run(op, s, flipped);
+  }
+};
+TEST(broken_reference, a_rotation_by_minus_p_everywhere_is_caught_by_the_sign_anchor) {
+  const auto caught = caught_by(rotates_backwards{}, "rope");
+  EXPECT_TRUE(caught.count("rope.rotation_direction"));
+  EXPECT_FALSE(caught.count("rope.relative_inner_product"));  // blind to the convention, as derived
+}
+
+// A wrong base (rope_theta ignored: every frequency from base 10^4).
+class ignores_the_base : public reference_backend<double> {
+ public:
+  std::vector<named_tensor<double>> run(std::string_view op, const spec& s, const op_inputs& in) const override {
+    if (s.scheme() != "rope") return reference_backend<double>::run(op, s, in);
+    auto j = s.json();
+    j["base"] = 10000;
+    return reference_backend<double>::run(op, parse_spec_json(j), in);
+  }
+};
+TEST(broken_reference, an_ignored_base_is_caught_by_the_frequency_law) {
+  const auto& p = find("rope.frequency_law");
+  const auto r = run_target(p, p.targets.front(), run_options{.cases = 50}, ignores_the_base{});
+  EXPECT_EQ(r.observed, "fails");
 }
 
 TEST(broken_reference, a_flipped_cos_in_sinusoidal_is_caught) {
