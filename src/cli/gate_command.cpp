@@ -1,4 +1,7 @@
 // `pecheck gate`: puts an implementation (a C ABI plugin) through conformance, golden and determinism checks.
+#include <unistd.h>
+
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -16,7 +19,7 @@ namespace {
 struct gate_cli {
   std::string impl;
   std::vector<std::string> specs;
-  std::string dtype = "f32", working, tolerance = "standard", golden = "golden", json;
+  std::string dtype = "f32", working, tolerance = "standard", golden = "golden", json, junit;
   std::int64_t max_pos = std::int64_t{1} << 20;
   int cases = 100, timeout_ms = 10000;
   std::uint64_t seed = 20261129;
@@ -30,6 +33,61 @@ std::string line_of(const pe::gate::check_result& r, const std::string& dtype) {
   if (!r.detail.empty()) out += "\n    " + r.detail;
   if (r.result == pe::gate::verdict::fail) out += "\n    reproduce: " + r.reproduce;
   return out;
+}
+
+std::string xml_escaped(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// JUnit XML: one testcase per check and spec; FAIL is a failure, UNSUPPORTED and SKIPPED are skipped.
+std::string junit_text(const std::string& impl, const std::vector<pe::gate::check_result>& results) {
+  int failures = 0, skipped = 0;
+  for (const auto& r : results) {
+    failures += r.result == pe::gate::verdict::fail;
+    skipped += r.result == pe::gate::verdict::unsupported || r.result == pe::gate::verdict::skipped;
+  }
+  std::string out = fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"pecheck gate: {}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
+                                xml_escaped(impl), results.size(), failures, skipped);
+  for (const auto& r : results) {
+    out += fmt::format("  <testcase classname=\"{}\" name=\"{}\">", r.check, xml_escaped(r.spec));
+    if (r.result == pe::gate::verdict::fail) {
+      out += fmt::format("<failure message=\"{}\">{}\nreproduce: {}</failure>", xml_escaped(r.detail.substr(0, r.detail.find('\n'))),
+                         xml_escaped(r.detail), xml_escaped(r.reproduce));
+    } else if (r.result != pe::gate::verdict::pass) {
+      out += fmt::format("<skipped message=\"{}\"/>", xml_escaped(std::string(pe::gate::verdict_name(r.result)) + ": " + r.detail));
+    }
+    out += "</testcase>\n";
+  }
+  return out + "</testsuite>\n";
+}
+
+// Writes to a unique temporary name beside FILE, then renames it over FILE.
+void write_report(const std::string& path, const std::string& text, const char* flag) {
+  const std::string temp = fmt::format("{}.tmp.{}", path, getpid());
+  {
+    std::ofstream f(temp, std::ios::trunc);
+    f << text;
+    if (!f) {
+      std::remove(temp.c_str());
+      throw pe::input_error(fmt::format("{}: cannot write {}", flag, path));
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    std::remove(temp.c_str());
+    throw pe::input_error(fmt::format("{}: cannot write {}: {}", flag, path, ec.message()));
+  }
 }
 
 }  // namespace
@@ -48,6 +106,7 @@ std::function<int()> add_gate_command(CLI::App& app) {
   cmd->add_option("--timeout-ms", o->timeout_ms, "time limit of one call")->check(CLI::Range(1, 3600000));
   cmd->add_option("--golden", o->golden, "the golden directory (default golden)");
   cmd->add_option("--json", o->json, "write the results as JSON to FILE");
+  cmd->add_option("--junit", o->junit, "write the results as JUnit XML to FILE (for CI dashboards)");
   return [o] {
     const auto io = pe::gate::parse_dtype(o->dtype);
     std::string working_name = o->working.empty() ? (io == pe::gate::dtype::f64 ? "f64" : "f32") : o->working;
@@ -93,16 +152,9 @@ std::function<int()> add_gate_command(CLI::App& app) {
                                {"worst_ulps", r.worst_ulps}, {"worst_fraction_of_bound", r.worst_fraction}, {"worst", r.worst_where},
                                {"detail", r.detail}, {"reproduce", r.reproduce}});
       }
-      const std::string temp = o->json + ".tmp";
-      {
-        std::ofstream f(temp, std::ios::trunc);
-        f << j.dump(2) << "\n";
-        if (!f) throw pe::input_error(fmt::format("--json: cannot write {}", o->json));
-      }
-      std::error_code ec;
-      std::filesystem::rename(temp, o->json, ec);
-      if (ec) throw pe::input_error(fmt::format("--json: cannot write {}: {}", o->json, ec.message()));
+      write_report(o->json, j.dump(2) + "\n", "--json");
     }
+    if (!o->junit.empty()) write_report(o->junit, junit_text(impl->name(), results), "--junit");
     fmt::print("gate: {}\n", failed ? "FAIL" : "PASS");
     return failed ? 1 : 0;
   };

@@ -183,7 +183,7 @@ check_result check_conformance(implementation& impl, const gate_options& o) {
     }
     if (c.status == call_status::ok && c.worst_fraction > worst.worst_fraction) worst = c;
     worst.worst_ulps = std::max(worst.worst_ulps, c.worst_ulps);
-    if (!c.within) RC_FAIL(fmt::format("{}: {}", status_name(c.status), c.message));
+    if (!c.within) RC_FAIL(fmt::format("{}: {}", c.status == call_status::ok ? "out of bound" : status_name(c.status), c.message));
   });
   if (unsupported) {
     r.result = verdict::unsupported;
@@ -244,7 +244,8 @@ check_result check_golden(implementation& impl, const gate_options& o) {
       if (out.worst_fraction > r.worst_fraction) r.worst_fraction = out.worst_fraction, r.worst_where = entry.path + " case " + c.id + ": " + out.message;
       if (!out.within) {
         r.result = verdict::fail;
-        r.detail = fmt::format("{} case {} ({}): {}: {}", entry.path, c.id, file.spec, status_name(out.status), out.message);
+        r.detail = fmt::format("{} case {} ({}): {}: {}", entry.path, c.id, file.spec,
+                               out.status == call_status::ok ? "out of bound" : status_name(out.status), out.message);
         return r;
       }
     }
