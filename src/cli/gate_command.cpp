@@ -17,7 +17,7 @@ namespace pecheck {
 namespace {
 
 struct gate_cli {
-  std::string impl;
+  std::string impl, impl_cmd;
   std::vector<std::string> specs;
   std::string dtype = "f32", working, tolerance = "standard", golden = "golden", json, junit;
   std::int64_t max_pos = std::int64_t{1} << 20;
@@ -95,7 +95,9 @@ void write_report(const std::string& path, const std::string& text, const char* 
 std::function<int()> add_gate_command(CLI::App& app) {
   auto o = std::make_shared<gate_cli>();
   auto* cmd = app.add_subcommand("gate", "check an implementation (C ABI plugin) against the reference, golden values and laws");
-  cmd->add_option("--impl", o->impl, "the implementation: a shared library exporting pecheck/impl.h")->required();
+  auto* lib = cmd->add_option("--impl", o->impl, "the implementation: a shared library exporting pecheck/impl.h");
+  auto* wire = cmd->add_option("--impl-cmd", o->impl_cmd, "the implementation: a command speaking the wire protocol on stdin/stdout");
+  lib->excludes(wire);
   cmd->add_option("--spec", o->specs, "spec to check (repeatable)")->required();
   cmd->add_option("--dtype", o->dtype, "I/O dtype: f32, f64, f16, bf16 (default f32)");
   cmd->add_option("--working", o->working, "the implementation's working precision: f32 or f64 (default: f32, or f64 for --dtype f64)");
@@ -114,11 +116,13 @@ std::function<int()> add_gate_command(CLI::App& app) {
     const auto model = pe::gate::error_model::of(io, pe::gate::parse_dtype(working_name), o->tolerance);
     std::vector<std::string> specs;
     for (const auto& text : o->specs) specs.push_back(pe::parse_spec_any(text).text());
-    auto impl = pe::gate::load_plugin(o->impl, o->timeout_ms);
+    if (o->impl.empty() == o->impl_cmd.empty()) throw pe::input_error("gate: give --impl LIB or --impl-cmd COMMAND");
+    auto impl = o->impl.empty() ? pe::gate::start_wire(o->impl_cmd, o->timeout_ms) : pe::gate::load_plugin(o->impl, o->timeout_ms);
+    const std::string impl_flag = o->impl.empty() ? fmt::format("--impl-cmd '{}'", o->impl_cmd) : fmt::format("--impl '{}'", o->impl);
     std::vector<pe::gate::check_result> results;
     for (const auto& spec : specs) {
       pe::gate::gate_options g{spec, model, o->max_pos, o->cases, o->seed, o->golden,
-                               fmt::format("pecheck gate --impl '{}' --dtype {} --working {} --tolerance {}", o->impl, o->dtype,
+                               fmt::format("pecheck gate {} --dtype {} --working {} --tolerance {}", impl_flag, o->dtype,
                                            working_name, o->tolerance)};
       results.push_back(pe::gate::check_conformance(*impl, g));
       results.push_back(pe::gate::check_golden(*impl, g));

@@ -32,4 +32,9 @@ class implementation {
 // child with `timeout_ms`; outputs live in shared memory between guard bytes.
 std::unique_ptr<implementation> load_plugin(const std::string& path, int timeout_ms);
 
+// A process speaking the wire protocol (README: "The wire protocol"), started with /bin/sh -c
+// COMMAND. Throws input_error (exit 2) when it does not answer hello. A call that hangs or dies
+// fails its case, and the process is started again for the next.
+std::unique_ptr<implementation> start_wire(const std::string& command, int timeout_ms);
+
 }  // namespace pe::gate

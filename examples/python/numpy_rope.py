@@ -1,0 +1,44 @@
+#!/usr/bin/python3
+"""A correct single-file NumPy RoPE for `pecheck gate --impl-cmd`, in binary32 the way Hugging Face
+computes it: inv_freq = 1 / base^(arange(0, r, 2) / r) in float32, angles = float32(pos) * inv_freq,
+cos/sin in float32, y = x cos + rotate_half(x) sin (neox) or the interleaved pairs (gptj).
+
+    pecheck gate --impl-cmd '/usr/bin/python3 examples/python/numpy_rope.py' --spec 'rope(dim=128, layout=neox)'
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import numpy as np  # noqa: E402
+
+from pecheck_serve import Unsupported, serve, spec_field  # noqa: E402
+
+
+def rope(op, spec, inputs):
+    if op != "rotate" or not spec.startswith("rope("):
+        raise Unsupported(op)
+    if spec_field(spec, "scaling") or spec_field(spec, "freqs") or float(spec_field(spec, "truncate_low") or 0) != 0:
+        raise Unsupported("scalings, explicit freqs and p-RoPE")
+    x, pos = inputs["x"], inputs["pos"]
+    if x.dtype != np.float32:
+        raise Unsupported(f"x in {x.dtype}")
+    dim, rotary = int(spec_field(spec, "dim")), int(spec_field(spec, "rotary_dim"))
+    base = np.float32(float(spec_field(spec, "base")))
+    neox = spec_field(spec, "layout") == "neox"
+    inv_freq = np.float32(1) / base ** (np.arange(0, rotary, 2, dtype=np.float32) / np.float32(rotary))
+    angles = pos.astype(np.float32)[:, None] * inv_freq[None, :]  # [T, r/2]
+    cos, sin = np.cos(angles)[:, None, :], np.sin(angles)[:, None, :]  # [T, 1, r/2]
+    y = x.copy()
+    if neox:
+        a, b = x[..., : rotary // 2], x[..., rotary // 2 : rotary]
+        y[..., : rotary // 2] = a * cos - b * sin
+        y[..., rotary // 2 : rotary] = b * cos + a * sin
+    else:
+        a, b = x[..., 0:rotary:2], x[..., 1:rotary:2]
+        y[..., 0:rotary:2] = a * cos - b * sin
+        y[..., 1:rotary:2] = b * cos + a * sin
+    return {"y": y}
+
+
+if __name__ == "__main__":
+    serve(rope, name="example NumPy RoPE (HF-style binary32)", ops=["rotate"])

@@ -1,0 +1,49 @@
+#!/usr/bin/python3
+"""Wrong implementations over the wire protocol, one per mode (argv[1]), for the gate's own test:
+sign_flipped (a numerical bug), exits (dies mid-call), hangs, garbage (an answer that is not a
+frame), wrong_shape (an output of the wrong shape), no_hello (never answers hello)."""
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "python"))
+import numpy_rope  # noqa: E402
+from pecheck_serve import _read_frame, _write_frame, serve  # noqa: E402
+
+mode = sys.argv[1]
+
+
+def mutant(op, spec, inputs):
+    if mode == "exits" and int(inputs["pos"].max()) > 1000:
+        os._exit(3)
+    if mode == "hangs" and 257 in inputs["pos"]:
+        time.sleep(3600)
+    if mode == "garbage":
+        sys.stdout.buffer.write(b"this is not a frame\n")
+        sys.stdout.buffer.flush()
+    result = numpy_rope.rope(op, spec, inputs)
+    if mode == "sign_flipped":
+        flipped = dict(inputs, pos=-inputs["pos"])
+        result = numpy_rope.rope(op, spec, flipped)
+    return result
+
+
+def wrong_shape():
+    """Answers every request by hand with a y of shape [1] (serve() itself would refuse to)."""
+    while True:
+        head, _ = _read_frame(sys.stdin.buffer)
+        if head is None:
+            return
+        if head.get("op") == "hello":
+            _write_frame(sys.stdout.buffer, {"v": 1, "status": "ok", "name": "wire mutant wrong_shape", "ops": ["rotate"]})
+            continue
+        out = [{"name": "y", "dtype": "f32", "shape": [1], "offset": 0, "nbytes": 4}]
+        _write_frame(sys.stdout.buffer, {"v": 1, "id": head["id"], "status": "ok", "outputs": out}, b"\0\0\0\0")
+
+
+if mode == "no_hello":
+    sys.exit(0)
+if mode == "wrong_shape":
+    wrong_shape()
+    sys.exit(0)
+serve(mutant, name=f"wire mutant {mode}", ops=["rotate"])
