@@ -25,7 +25,8 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
   const char *cut = pe_spec_field(spec, "truncate_low");
   if (cut && strtod(cut, NULL) != 0) return PE_UNSUPPORTED;
   const pe_tensor *x = pe_find_input(inputs, n_inputs, "x"), *pos = pe_find_input(inputs, n_inputs, "pos");
-  if (!x || !pos || n_outputs != 1 || x->dtype != PE_F32 || pos->dtype != PE_I64 || x->rank != 3) {
+  if (x && x->dtype != PE_F32) return PE_UNSUPPORTED; /* this kernel is binary32 only */
+  if (!x || !pos || n_outputs != 1 || pos->dtype != PE_I64 || x->rank != 3) {
     snprintf(message, message_size, "rotate needs x [T, H, D] in f32 and pos in i64");
     return PE_ERROR;
   }

@@ -35,7 +35,11 @@ enum {
   ALIBI_PLAIN_GEOMETRIC = 17, /* 2^(-8h/n) for n = 12 heads (not a power of two) */
   T5_NO_CLAMP = 18,           /* T5 buckets without the last-bucket clamp */
   SINUSOIDAL_CONCAT = 19,     /* [sin | cos] halves where the spec is interleaved */
-  UNSUPPORTED_EVERYTHING = 20 /* answers unsupported: the gate must not call that a pass of the checks */
+  UNSUPPORTED_EVERYTHING = 20, /* answers unsupported: the gate must not call that a pass of the checks */
+  YARN_MAGNITUDE_TWICE = 21,   /* attention factor folded into cos/sin and again into the output */
+  YARN_MAGNITUDE_MISSING = 22, /* attention factor dropped (frequencies right) */
+  YARN_RANGE_EXTENDED = 23,    /* correction range from the extended context s L instead of L */
+  LONGROPE_SHORT_ALWAYS = 24   /* short factors used past original_max */
 };
 
 int32_t pe_impl_abi_version(void) { return PE_IMPL_ABI_VERSION; }
@@ -50,8 +54,69 @@ static float round_bits(float x, int bits) {
   return nearbyintf(x / q) * q;
 }
 
+/* The n numbers of a spec list field "key=[a, b, ...]" into out; returns how many were read. */
+static long list_field(const char *spec, const char *key, float *out, long n) {
+  const char *p = pe_spec_field(spec, key);
+  if (!p || *p != '[') return 0;
+  long k = 0;
+  for (++p; k < n && *p && *p != ']'; ++k) {
+    char *end;
+    out[k] = strtof(p, &end);
+    p = end;
+    while (*p == ',' || *p == ' ') ++p;
+  }
+  return k;
+}
+
+/* Frequencies (binary32, HF's way) of plain rope, yarn (magnitude=hf) or longrope; the
+ * attention factor in *factor. Returns 0 when the scaling is not one of these. */
+static int frequencies(const char *spec, long rotary, long denominator, float base, int64_t max_pos, float *inv_freq, float *factor) {
+  *factor = 1.0f;
+  for (long i = 0; i < rotary / 2; ++i) inv_freq[i] = 1.0f / powf(base, (float)(2 * i) / (float)denominator);
+  const char *scaling = pe_spec_field(spec, "scaling");
+  if (!scaling) return 1;
+  if (strncmp(scaling, "yarn(", 5) == 0) {
+    if (strncmp(pe_spec_field(scaling, "magnitude"), "hf", 2) != 0) return 0;
+    if (pe_spec_field(scaling, "attention_factor") || pe_spec_field(scaling, "mscale")) return 0;
+    const double s = strtod(pe_spec_field(scaling, "factor"), NULL), fast = strtod(pe_spec_field(scaling, "beta_fast"), NULL),
+                 slow = strtod(pe_spec_field(scaling, "beta_slow"), NULL);
+    double original = strtod(pe_spec_field(scaling, "original_max"), NULL);
+    if (MUTANT == YARN_RANGE_EXTENDED) original *= s;
+    const int truncate = strncmp(pe_spec_field(scaling, "truncate"), "true", 4) == 0;
+    const double r = (double)rotary;
+    double low = r * log(original / (fast * 2 * M_PI)) / (2 * log(base)), high = r * log(original / (slow * 2 * M_PI)) / (2 * log(base));
+    if (truncate) low = floor(low), high = ceil(high);
+    if (low < 0) low = 0;
+    if (high > r - 1) high = r - 1;
+    if (low == high) high += 0.001;
+    for (long i = 0; i < rotary / 2; ++i) {
+      float ramp = (float)((i - low) / (high - low));
+      ramp = ramp < 0 ? 0 : ramp > 1 ? 1 : ramp;
+      inv_freq[i] = inv_freq[i] / (float)s * ramp + inv_freq[i] * (1 - ramp);
+    }
+    *factor = s <= 1 ? 1.0f : (float)(0.1 * log(s) + 1.0);
+    return 1;
+  }
+  if (strncmp(scaling, "longrope(", 9) == 0) {
+    if (pe_spec_field(scaling, "attention_factor") || pe_spec_field(scaling, "factor")) return 0;
+    float short_f[4096], long_f[4096];
+    if (rotary / 2 > 4096 || list_field(scaling, "short_factor", short_f, rotary / 2) != rotary / 2 ||
+        list_field(scaling, "long_factor", long_f, rotary / 2) != rotary / 2)
+      return 0;
+    const double original = strtod(pe_spec_field(scaling, "original_max"), NULL), extended = strtod(pe_spec_field(scaling, "max_pos"), NULL);
+    const char *given = pe_spec_field(scaling, "seq_len");
+    const double seq_len = given ? strtod(given, NULL) : (double)max_pos + 1;
+    const int use_long = seq_len > original && MUTANT != LONGROPE_SHORT_ALWAYS;
+    for (long i = 0; i < rotary / 2; ++i) inv_freq[i] /= use_long ? long_f[i] : short_f[i];
+    const double s = extended / original;
+    *factor = s <= 1 ? 1.0f : (float)sqrt(1 + log(s) / log(original));
+    return 1;
+  }
+  return 0;
+}
+
 static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out) {
-  if (pe_spec_field(spec, "scaling") || pe_spec_field(spec, "freqs")) return PE_UNSUPPORTED;
+  if (pe_spec_field(spec, "freqs")) return PE_UNSUPPORTED;
   const char *cut = pe_spec_field(spec, "truncate_low");
   if (cut && strtod(cut, NULL) != 0) return PE_UNSUPPORTED;
   const pe_tensor *x = pe_find_input(in, n_in, "x"), *pos = pe_find_input(in, n_in, "pos");
@@ -67,6 +132,16 @@ static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
   const float *xs = (const float *)x->data;
   const int64_t *p = (const int64_t *)pos->data;
   float *ys = (float *)out->data;
+  int64_t max_pos = 0;
+  for (int64_t t = 0; t < tokens; ++t) max_pos = p[t] > max_pos ? p[t] : max_pos;
+  float *inv_freq = malloc(sizeof(float) * (size_t)(rotary / 2 + 1)), factor = 1.0f;
+  if (!frequencies(spec, rotary, denominator, base, max_pos, inv_freq, &factor)) {
+    free(inv_freq);
+    return PE_UNSUPPORTED;
+  }
+  float in_trig = factor, on_output = 1.0f; /* HF multiplies cos and sin by the factor */
+  if (MUTANT == YARN_MAGNITUDE_TWICE) on_output = factor;
+  if (MUTANT == YARN_MAGNITUDE_MISSING) in_trig = 1.0f;
   for (int64_t t = 0; t < tokens; ++t) {
     int64_t position = p[t];
     if (MUTANT == POSITION_OFF_BY_ONE) position += 1;
@@ -80,15 +155,15 @@ static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
       const float *xv = xs + (t * heads + (MUTANT == HEAD_STRIDE ? 0 : h)) * dim;
       float *yv = ys + (t * heads + h) * dim;
       for (long i = 0; i < rotary / 2; ++i) {
-        float inv_freq = 1.0f / powf(base, (float)(2 * i) / (float)denominator);
-        if (MUTANT == BF16_INV_FREQ) inv_freq = round_bits(inv_freq, 8);
-        float c = cosf(fp * inv_freq), s = sinf(fp * inv_freq);
+        float w = inv_freq[i];
+        if (MUTANT == BF16_INV_FREQ) w = round_bits(w, 8);
+        float c = cosf(fp * w) * in_trig, s = sinf(fp * w) * in_trig;
         if (MUTANT == FP16_COS_SIN) c = round_bits(c, 11), s = round_bits(s, 11);
         if (MUTANT == SIGN_FLIPPED) s = -s;
         if (MUTANT == NAN_AT_ZERO && position == 0) c = NAN;
         const long a = neox ? i : 2 * i, b = neox ? i + rotary / 2 : 2 * i + 1;
-        yv[a] = xv[a] * c - xv[b] * s;
-        yv[b] = xv[b] * c + xv[a] * s;
+        yv[a] = (xv[a] * c - xv[b] * s) * on_output;
+        yv[b] = (xv[b] * c + xv[a] * s) * on_output;
         if (MUTANT == NONDETERMINISTIC) {
           struct timespec now;
           clock_gettime(CLOCK_MONOTONIC, &now);
@@ -98,6 +173,7 @@ static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
       for (long d = rotary; d < dim; ++d) yv[d] = xv[d];
     }
   }
+  free(inv_freq);
   if (MUTANT == WRITE_PAST_END) ys[tokens * heads * dim] = 1.0f;
   return PE_OK;
 }
