@@ -1,6 +1,7 @@
 // `pecheck gate`: puts an implementation (a C ABI plugin) through conformance, golden and determinism checks.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,7 @@ namespace {
 
 struct gate_cli {
   std::string impl, impl_cmd;
+  bool reference = false, bench = false;
   std::vector<std::string> specs;
   std::string dtype = "f32", working, tolerance = "standard", golden = "golden", json, junit;
   std::int64_t max_pos = std::int64_t{1} << 20;
@@ -94,10 +96,13 @@ void write_report(const std::string& path, const std::string& text, const char* 
 
 std::function<int()> add_gate_command(CLI::App& app) {
   auto o = std::make_shared<gate_cli>();
-  auto* cmd = app.add_subcommand("gate", "check an implementation (C ABI plugin) against the reference, golden values and laws");
+  auto* cmd = app.add_subcommand("gate", "check an implementation (plugin, process or the reference itself) against the reference and golden values");
   auto* lib = cmd->add_option("--impl", o->impl, "the implementation: a shared library exporting pecheck/impl.h");
   auto* wire = cmd->add_option("--impl-cmd", o->impl_cmd, "the implementation: a command speaking the wire protocol on stdin/stdout");
-  lib->excludes(wire);
+  auto* own = cmd->add_flag("--impl-reference", o->reference, "the implementation: pecheck's own reference at --dtype, in process");
+  lib->excludes(wire)->excludes(own);
+  wire->excludes(own);
+  cmd->add_flag("--bench", o->bench, "time each check, and the same checks on the in-process reference as the baseline");
   cmd->add_option("--spec", o->specs, "spec to check (repeatable)")->required();
   cmd->add_option("--dtype", o->dtype, "I/O dtype: f32, f64, f16, bf16 (default f32)");
   cmd->add_option("--working", o->working, "the implementation's working precision: f32 or f64 (default: f32, or f64 for --dtype f64)");
@@ -116,18 +121,30 @@ std::function<int()> add_gate_command(CLI::App& app) {
     const auto model = pe::gate::error_model::of(io, pe::gate::parse_dtype(working_name), o->tolerance);
     std::vector<std::string> specs;
     for (const auto& text : o->specs) specs.push_back(pe::parse_spec_any(text).text());
-    if (o->impl.empty() == o->impl_cmd.empty()) throw pe::input_error("gate: give --impl LIB or --impl-cmd COMMAND");
-    auto impl = o->impl.empty() ? pe::gate::start_wire(o->impl_cmd, o->timeout_ms) : pe::gate::load_plugin(o->impl, o->timeout_ms);
-    const std::string impl_flag = o->impl.empty() ? fmt::format("--impl-cmd '{}'", o->impl_cmd) : fmt::format("--impl '{}'", o->impl);
-    std::vector<pe::gate::check_result> results;
-    for (const auto& spec : specs) {
-      pe::gate::gate_options g{spec, model, o->max_pos, o->cases, o->seed, o->golden,
-                               fmt::format("pecheck gate {} --dtype {} --working {} --tolerance {}", impl_flag, o->dtype,
-                                           working_name, o->tolerance)};
-      results.push_back(pe::gate::check_conformance(*impl, g));
-      results.push_back(pe::gate::check_golden(*impl, g));
-      results.push_back(pe::gate::check_determinism(*impl, g));
+    if (!o->impl.empty() + !o->impl_cmd.empty() + o->reference != 1) {
+      throw pe::input_error("gate: give one of --impl LIB, --impl-cmd COMMAND, --impl-reference");
     }
+    auto impl = o->reference           ? pe::gate::reference_implementation()
+                : !o->impl_cmd.empty() ? pe::gate::start_wire(o->impl_cmd, o->timeout_ms)
+                                       : pe::gate::load_plugin(o->impl, o->timeout_ms);
+    const std::string impl_flag = o->reference           ? std::string("--impl-reference")
+                                  : !o->impl_cmd.empty() ? fmt::format("--impl-cmd '{}'", o->impl_cmd)
+                                                         : fmt::format("--impl '{}'", o->impl);
+    std::vector<pe::gate::check_result> results;
+    const auto run_all = [&](pe::gate::implementation& target, std::vector<pe::gate::check_result>& into) {
+      for (const auto& spec : specs) {
+        pe::gate::gate_options g{spec, model, o->max_pos, o->cases, o->seed, o->golden,
+                                 fmt::format("pecheck gate {} --dtype {} --working {} --tolerance {}", impl_flag, o->dtype,
+                                             working_name, o->tolerance)};
+        into.push_back(pe::gate::check_conformance(target, g));
+        into.push_back(pe::gate::check_golden(target, g));
+        into.push_back(pe::gate::check_determinism(target, g));
+      }
+    };
+    using seconds = std::chrono::duration<double>;
+    const auto started = std::chrono::steady_clock::now();
+    run_all(*impl, results);
+    const double wall = seconds(std::chrono::steady_clock::now() - started).count();
     bool failed = false;
     fmt::print("gate: {} at {} I/O, {} working, {} tolerance\n", impl->name(), o->dtype, working_name, o->tolerance);
     for (const auto& r : results) {
@@ -159,6 +176,18 @@ std::function<int()> add_gate_command(CLI::App& app) {
       write_report(o->json, j.dump(2) + "\n", "--json");
     }
     if (!o->junit.empty()) write_report(o->junit, junit_text(impl->name(), results), "--junit");
+    if (o->bench) {
+      // The baseline, measured in the same run: the same checks, cases and seed on pecheck's own
+      // reference in process (no fork, no wire), so the ratio is the implementation's and the
+      // isolation's share of the time.
+      std::vector<pe::gate::check_result> baseline_results;
+      auto baseline = pe::gate::reference_implementation();
+      const auto base_started = std::chrono::steady_clock::now();
+      run_all(*baseline, baseline_results);
+      const double base = seconds(std::chrono::steady_clock::now() - base_started).count();
+      fmt::print("bench: {:.3f} s for {} spec(s) ({:.3f} s per spec); baseline (the in-process reference, same checks) {:.3f} s; ratio {:.2f}\n",
+                 wall, specs.size(), wall / static_cast<double>(specs.size()), base, base > 0 ? wall / base : 0.0);
+    }
     fmt::print("gate: {}\n", failed ? "FAIL" : "PASS");
     return failed ? 1 : 0;
   };

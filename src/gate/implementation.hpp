@@ -37,4 +37,8 @@ std::unique_ptr<implementation> load_plugin(const std::string& path, int timeout
 // fails its case, and the process is started again for the next.
 std::unique_ptr<implementation> start_wire(const std::string& command, int timeout_ms);
 
+// pecheck's own reference at the run's dtype, called in process (no isolation): the project's
+// float path put through the gate, and the baseline of `pecheck gate --bench`.
+std::unique_ptr<implementation> reference_implementation();
+
 }  // namespace pe::gate

@@ -1,0 +1,76 @@
+// pecheck's own reference as an implementation under test (`pecheck gate --impl-reference`): run_op at the
+// I/O dtype, in process. It is the project's own float path put through the gate, and the baseline of --bench.
+#include <fmt/format.h>
+
+#include "gate/implementation.hpp"
+#include "pe/error.hpp"
+#include "pe/ops.hpp"
+#include "pe/spec.hpp"
+
+namespace pe::gate {
+namespace {
+
+std::vector<std::int64_t> ints(const io_tensor& t) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t e = 0; e < t.elements(); ++e) out.push_back(static_cast<std::int64_t>(t.at(e)));
+  return out;
+}
+
+class reference_impl final : public implementation {
+ public:
+  std::string name() const override { return "pecheck reference (in process)"; }
+
+  call_result run(const std::string& op, const std::string& spec_text, const std::vector<io_tensor>& inputs,
+                  const std::vector<io_tensor>& outputs) override {
+    call_result r;
+    try {
+      const spec s = parse_spec(spec_text);
+      op_inputs in;
+      in.pos_axes = position_axes(s);
+      dtype real = dtype::f64;
+      for (const auto& t : inputs) {
+        if (t.name == "x") in.x = as_doubles(t), real = t.type;
+        else if (t.name == "pos") in.pos = ints(t);
+        else if (t.name == "qpos") in.qpos = ints(t);
+        else if (t.name == "kpos") in.kpos = ints(t);
+        else if (t.name == "rel") in.rel = ints(t);
+      }
+      for (const auto& t : outputs)
+        if (is_real(t.type)) real = t.type;
+      r.outputs = outputs;
+      const auto store = [&](const auto& results) {
+        for (auto& o : r.outputs)
+          for (const auto& res : results) {
+            if (res.name != o.name) continue;
+            tensor<double> values(res.value.shape);
+            for (std::size_t k = 0; k < values.data.size(); ++k) values.data[k] = static_cast<double>(res.value.data[k]);
+            if (is_real(o.type)) o = real_tensor(o.name, o.type, values);
+            else o = integer_tensor(o.name, o.shape, [&] {
+                std::vector<std::int64_t> v;
+                for (const double d : values.data) v.push_back(static_cast<std::int64_t>(d));
+                return v;
+              }());
+          }
+      };
+      switch (real) {
+        case dtype::f32: store(run_op<float>(op, s, in)); break;
+        case dtype::f16: store(run_op<fp16>(op, s, in)); break;
+        case dtype::bf16: store(run_op<bf16>(op, s, in)); break;
+        default: store(run_op<double>(op, s, in)); break;
+      }
+    } catch (const spec_error& e) {
+      r.status = call_status::unsupported;
+      r.message = e.what();
+    } catch (const input_error& e) {
+      r.status = call_status::error;
+      r.message = e.what();
+    }
+    return r;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<implementation> reference_implementation() { return std::make_unique<reference_impl>(); }
+
+}  // namespace pe::gate
