@@ -136,6 +136,13 @@ std::function<int()> add_gate_command(CLI::App& app) {
         pe::gate::gate_options g{spec, model, o->max_pos, o->cases, o->seed, o->golden,
                                  fmt::format("pecheck gate {} --dtype {} --working {} --tolerance {}", impl_flag, o->dtype,
                                              working_name, o->tolerance)};
+        if (isatty(2)) {  // a progress line on a terminal only; logs and CI get the report alone
+          g.progress = [](const std::string& check, int done, int total) {
+            if (total > 0) fmt::print(stderr, "\r  {:<12} {:>6} / {:<6}", check, done, total);
+            else fmt::print(stderr, "\r  {:<12} {:>6} cases    ", check, done);
+            std::fflush(stderr);
+          };
+        }
         into.push_back(pe::gate::check_conformance(target, g));
         into.push_back(pe::gate::check_golden(target, g));
         into.push_back(pe::gate::check_determinism(target, g));
@@ -145,6 +152,7 @@ std::function<int()> add_gate_command(CLI::App& app) {
     const auto started = std::chrono::steady_clock::now();
     run_all(*impl, results);
     const double wall = seconds(std::chrono::steady_clock::now() - started).count();
+    if (isatty(2)) fmt::print(stderr, "\r{:40}\r", "");  // clear the progress line
     bool failed = false;
     fmt::print("gate: {} at {} I/O, {} working, {} tolerance\n", impl->name(), o->dtype, working_name, o->tolerance);
     for (const auto& r : results) {

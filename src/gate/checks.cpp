@@ -173,11 +173,13 @@ check_result check_conformance(implementation& impl, const gate_options& o) {
     return r;
   }
   bool unsupported = false, fatal = false;
+  int tried = 0;  // cases drawn so far, shrinking included (progress only)
   outcome worst;
   const auto result = props::run_rapidcheck({o.cases, o.seed}, [&] {
     // After a crash, hang or stray write, shrinking would repeat it (a hang costs the whole
     // time limit each time): later cases pass untried, so the first failing case is reported.
     if (fatal) return;
+    if (o.progress) o.progress("conformance", ++tried, o.cases);
     const op_inputs in = draw_inputs(op, s, o.max_pos);
     const outcome c = run_case(impl, op, s, in, o.model);
     fatal = c.status == call_status::crashed || c.status == call_status::timed_out || c.status == call_status::out_of_bounds;
@@ -240,6 +242,7 @@ check_result check_golden(implementation& impl, const gate_options& o) {
     const spec fs = parse_spec(file.spec);
     if (fs.scheme() != s.scheme() || file.op != op_for(fs)) continue;
     for (const auto& c : file.cases) {
+      if (o.progress) o.progress("golden", r.cases + 1, 0);  // the total is not known up front
       const outcome out = run_case(impl, file.op, fs, golden::op_inputs_of(file.op, fs, c, entry.path), o.model);
       if (out.status == call_status::unsupported) continue;
       any_supported = true;

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@ struct gate_options {
   std::uint64_t seed = 20261129;
   std::filesystem::path golden_dir = "golden";
   std::string reproduce_prefix;  // "pecheck gate --impl X" : checks append their own flags
+  // Called as cases run (check name, cases run so far, cases planned or 0 if unknown); may be empty.
+  std::function<void(const std::string&, int, int)> progress;
 };
 
 enum class verdict { pass, fail, unsupported, skipped };
