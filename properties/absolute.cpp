@@ -6,11 +6,6 @@
 namespace pe::props {
 namespace {
 
-template <class T>
-tensor<T> encoded(const backend<T>& b, const spec& s, std::vector<std::int64_t> pos) {
-  return b.output("encode", s, position_inputs(std::move(pos)), "pe");
-}
-
 // attend for an absolute encoding equals softmax(z) V with z the sum of the seed's four terms
 // x Wq.x Wk + x Wq.p Wk + p Wq.x Wk + p Wq.p Wk over sqrt(d), the terms computed here from
 // encode's vectors. The bound is the first-order error of this computation (proof).

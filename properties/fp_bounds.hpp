@@ -45,4 +45,11 @@ double as_double(const T& x) {
   else return static_cast<double>(x);
 }
 
+// |a - b| / max(|a|, |b|), the difference formed in T; 0 when both are 0.
+template <class T>
+double relative_difference(const T& a, const T& b) {
+  const double scale = std::max(std::abs(as_double(a)), std::abs(as_double(b)));
+  return scale == 0 ? 0 : std::abs(as_double(T(a - b))) / scale;
+}
+
 }  // namespace pe::props

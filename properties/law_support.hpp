@@ -13,6 +13,7 @@
 #include "pe/schemes/rope_nd.hpp"
 #include "pe/spec.hpp"
 #include "pe/tensor.hpp"
+#include "properties/backend.hpp"
 #include "properties/fp_bounds.hpp"
 #include "properties/generators.hpp"
 
@@ -74,6 +75,30 @@ std::pair<std::vector<T>, T> softmax_weights(const std::vector<T>& z) {
   T total(0);
   for (size_t j = 0; j < z.size(); ++j) total += (w[j] = exp(z[j] - top));
   return {std::move(w), total};
+}
+
+// The ops as the laws call them: encode's pe, rotate's y (x [tokens, heads, D], rows of the
+// spec's position columns), matrix's R at one row, inv_freq's frequencies and attention factor.
+template <class T>
+tensor<T> encoded(const backend<T>& b, const spec& s, std::vector<std::int64_t> pos) {
+  return b.output("encode", s, position_inputs(std::move(pos)), "pe");
+}
+template <class T>
+tensor<T> rotated(const backend<T>& b, const spec& s, std::vector<double> x, std::int64_t tokens, std::int64_t heads,
+                  std::vector<std::int64_t> pos) {
+  return b.output("rotate", s, rotate_inputs(std::move(x), tokens, heads, rope_head_dim(s), std::move(pos), position_axes(s)), "y");
+}
+template <class T>
+tensor<T> matrix_at(const backend<T>& b, const spec& s, std::vector<std::int64_t> row) {
+  return b.output("matrix", s, position_inputs(std::move(row), position_axes(s)), "R");
+}
+template <class T>
+std::vector<T> frequencies(const backend<T>& b, const spec& s) {
+  return b.output("inv_freq", s, op_inputs{}, "inv_freq").data;
+}
+template <class T>
+T attention_factor(const backend<T>& b, const spec& s) {
+  return b.output("inv_freq", s, op_inputs{}, "attention_factor").data.at(0);
 }
 
 // A value tensor as T: x itself (exact in binary64, and so in MPFR at >= 53 bits).

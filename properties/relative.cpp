@@ -62,19 +62,14 @@ struct slopes_geometric {
     const double u = unit_roundoff<T>();
     double residual = 0;
     // slope_0^n = 2^-8: n multiplications of a value within u (n + 1) u relative.
-    residual = std::max(residual, rel_diff(T(pow(slope[0], T(n))), T(1.0 / 256)) / (static_cast<double>(n) + 2));
-    for (std::int64_t h = 1; h < n; ++h) residual = std::max(residual, rel_diff(T(slope[h] / slope[h - 1]), slope[0]) / 4);
+    residual = std::max(residual, relative_difference(T(pow(slope[0], T(n))), T(1.0 / 256)) / (static_cast<double>(n) + 2));
+    for (std::int64_t h = 1; h < n; ++h) residual = std::max(residual, relative_difference(T(slope[h] / slope[h - 1]), slope[0]) / 4);
     if (heads > n) {
       const T half = pow(T(2), T(-4) / T(n));  // the ratio of the 2n sequence
       for (std::int64_t k = 0; k < heads - n; ++k)
-        residual = std::max(residual, rel_diff(slope[n + k], T(pow(half, T(2 * k + 1)))) / (2 * static_cast<double>(k) + 5));
+        residual = std::max(residual, relative_difference(slope[n + k], T(pow(half, T(2 * k + 1)))) / (2 * static_cast<double>(k) + 5));
     }
     return {residual, 1.01 * u, 1};
-  }
-  template <class U>
-  static double rel_diff(const U& a, const U& b) {
-    const double scale = std::max(std::abs(as_double(a)), std::abs(as_double(b)));
-    return scale == 0 ? 0 : std::abs(as_double(U(a - b))) / scale;
   }
 };
 

@@ -39,19 +39,6 @@ template <class T>
 tensor<T> rotated(const backend<T>& b, const spec& s, const rotate_case& c) {
   return b.output("rotate", s, rotate_inputs(c.x, c.tokens, c.heads, c.dim, c.pos, c.axes), "y");
 }
-template <class T>
-tensor<T> rotated(const backend<T>& b, const spec& s, std::vector<double> x, std::int64_t tokens, std::int64_t heads,
-                  std::vector<std::int64_t> pos) {
-  return b.output("rotate", s, rotate_inputs(std::move(x), tokens, heads, rope_head_dim(s), std::move(pos), position_axes(s)), "y");
-}
-template <class T>
-tensor<T> matrix_at(const backend<T>& b, const spec& s, std::vector<std::int64_t> row) {
-  return b.output("matrix", s, position_inputs(std::move(row), position_axes(s)), "R");
-}
-template <class T>
-T attention_factor(const backend<T>& b, const spec& s) {
-  return b.output("inv_freq", s, op_inputs{}, "attention_factor").data.at(0);
-}
 
 // Dot product of rows a and b (length n, offsets in elements) and the sum of |products|.
 template <class T>
@@ -341,7 +328,7 @@ struct long_term_decay {
     static std::map<std::string, std::string> known;
     const std::string key = fmt::format("{}|{}|{}", static_cast<const void*>(&b), b.name(), s.text());
     if (const auto it = known.find(key); it != known.end()) return it->second;
-    const auto inv = b.output("inv_freq", s, op_inputs{}, "inv_freq");
+    const auto inv = frequencies(b, s);
     std::vector<double> means;
     for (int a = 0; a < 18; ++a) {
       double total = 0;
@@ -350,8 +337,8 @@ struct long_term_decay {
         const double r = static_cast<double>(lo + q * lo / count);
         C partial = 0;
         double sum = 0;
-        for (const auto& w : inv.data) sum += std::abs(partial += std::polar(1.0, r * as_double(w)));
-        total += sum / static_cast<double>(inv.data.size());
+        for (const auto& w : inv) sum += std::abs(partial += std::polar(1.0, r * as_double(w)));
+        total += sum / static_cast<double>(inv.size());
       }
       means.push_back(total / static_cast<double>(count));
     }
@@ -452,13 +439,13 @@ struct rotation_direction {
     const std::int64_t axes = position_axes(s);
     const auto p = *rc::gen::inRange<std::int64_t>(1, 4);
     const auto r = matrix_at(b, s, std::vector<std::int64_t>(static_cast<std::size_t>(axes), p));
-    const auto w = b.output("inv_freq", s, op_inputs{}, "inv_freq");
+    const auto w = frequencies(b, s);
     const auto blocks = rotated_blocks_of(s);
     double residual = 0;
     std::size_t k = 0;
     for (const auto& [o, width, neox] : blocks)
       for (std::int64_t i = 0; i < width / 2; ++i, ++k) {
-        const double angle = static_cast<double>(p) * as_double(w.data[k]);
+        const double angle = static_cast<double>(p) * as_double(w[k]);
         if (!(angle > 0 && angle < M_PI * (1 - 1e-9))) continue;
         const std::int64_t a = neox ? o + i : o + 2 * i, c = neox ? o + i + width / 2 : o + 2 * i + 1;
         // A wrong sign is a miss by 2 sin(p w) > 0; the bound is the entries' own rounding.
@@ -477,7 +464,7 @@ struct frequency_law {
   static measure run(const backend<T>& b, const spec& s) {
     using std::abs;
     using std::pow;
-    const auto w = b.output("inv_freq", s, op_inputs{}, "inv_freq");
+    const auto w = frequencies(b, s);
     double residual = 0;
     std::size_t k = 0;
     for (const auto& [o, width, neox] : rotated_blocks_of(s)) {
@@ -490,10 +477,10 @@ struct frequency_law {
         if constexpr (std::is_same_v<T, mp_real>) return round_to_bits(exact, mp_output_bits());
         else return T(exact.template convert_to<double>());
       }();
-      residual = std::max(residual, as_double(T(abs(T(w.data[k] - T(1))))));
+      residual = std::max(residual, as_double(T(abs(T(w[k] - T(1))))));
       for (std::int64_t i = 0; i + 1 < width / 2; ++i, ++k) {
-        if (w.data[k + 1] == 0) continue;  // p-RoPE's zeroed pairs
-        residual = std::max(residual, as_double(T(abs(T(w.data[k + 1] / w.data[k] - step)) / step)));
+        if (w[k + 1] == 0) continue;  // p-RoPE's zeroed pairs
+        residual = std::max(residual, as_double(T(abs(T(w[k + 1] / w[k] - step)) / step)));
       }
       ++k;
     }

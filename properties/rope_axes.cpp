@@ -6,11 +6,6 @@
 namespace pe::props {
 namespace {
 
-template <class T>
-tensor<T> rotated(const backend<T>& b, const spec& s, std::vector<double> x, std::int64_t tokens, std::vector<std::int64_t> pos) {
-  return b.output("rotate", s, rotate_inputs(std::move(x), tokens, 1, rope_head_dim(s), std::move(pos), position_axes(s)), "y");
-}
-
 // Axis a's block of d_a dims, rotated by rope_nd at position row (p_0, p_1, ...), is exactly
 // rope(dim=d_a, base, layout) of that block at p_a: no axis mixes into another's dims.
 template <class T>
@@ -22,7 +17,7 @@ struct axis_separability {
     const auto x = *gen_vector(tokens * dim);
     std::vector<std::int64_t> pos;
     for (std::int64_t e = 0; e < tokens * n_axes; ++e) pos.push_back(*gen_position());
-    const auto y = rotated(b, s, x, tokens, pos);
+    const auto y = rotated(b, s, x, tokens, 1, pos);
     double residual = 0;
     std::int64_t offset = 0;
     for (std::int64_t a = 0; a < n_axes; ++a) {
@@ -34,7 +29,7 @@ struct axis_separability {
         block.insert(block.end(), x.begin() + t * dim + offset, x.begin() + t * dim + offset + w);
         column.push_back(pos[t * n_axes + a]);
       }
-      const auto yb = rotated(b, one, block, tokens, column);
+      const auto yb = rotated(b, one, block, tokens, 1, column);
       for (std::int64_t t = 0; t < tokens; ++t) residual = std::max(residual, max_abs_diff(y, t * dim + offset, yb, t * w, w));
       offset += w;
     }
@@ -56,7 +51,7 @@ struct text_reduces_to_rope {
       rows.insert(rows.end(), {p, p, p});
     }
     const spec rope = parse_spec(fmt::format("rope(dim={}, base={}, layout=neox)", dim, value_text(s.real("base"))));
-    const auto y = rotated(b, s, x, tokens, rows), yr = rotated(b, rope, x, tokens, plain);
+    const auto y = rotated(b, s, x, tokens, 1, rows), yr = rotated(b, rope, x, tokens, 1, plain);
     return {max_abs_diff(y, yr), 0, std::max(max_abs(y), 1e-300)};
   }
 };

@@ -25,12 +25,6 @@ struct observations {
   std::string error;  // the last law or reference error
 };
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::string regex_escape(const std::string& s) {
   std::string out;
   for (const char c : s) {
@@ -97,6 +91,12 @@ std::string summarize_notes(const std::set<std::string>& notes) {
 }
 
 }  // namespace
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 rc::detail::TestResult run_rapidcheck(const run_options& options, const std::function<void()>& property) {
   load_rapidcheck_quietly();

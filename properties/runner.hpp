@@ -34,6 +34,9 @@ struct target_result {
 
 target_result run_target(const property& p, const target& t, const run_options& options, const backend<double>& impl);
 
+// s as one single-quoted shell word (reproduce lines are pasted into a shell).
+std::string shell_quote(const std::string& s);
+
 // Runs one RapidCheck property (a body that draws with *gen and fails with RC_FAIL) with the
 // options' cases and seed, RapidCheck's start-up line kept off stderr. The gate uses it too.
 rc::detail::TestResult run_rapidcheck(const run_options& options, const std::function<void()>& property);

@@ -6,18 +6,11 @@
 namespace pe::props {
 namespace {
 
-template <class T>
-std::vector<T> inv_freq(const backend<T>& b, const spec& s) {
-  return b.output("inv_freq", s, op_inputs{}, "inv_freq").data;
-}
-template <class T>
-T attention_factor(const backend<T>& b, const spec& s) {
-  return b.output("inv_freq", s, op_inputs{}, "attention_factor").data.at(0);
-}
+// rotate for one token per position, one head.
 template <class T>
 tensor<T> rotated(const backend<T>& b, const spec& s, std::vector<double> x, std::vector<std::int64_t> pos) {
   const auto tokens = static_cast<std::int64_t>(pos.size());
-  return b.output("rotate", s, rotate_inputs(std::move(x), tokens, 1, s.integer("dim"), std::move(pos), 1), "y");
+  return rotated(b, s, std::move(x), tokens, 1, std::move(pos));
 }
 
 // The spec without its scaling.
@@ -32,12 +25,6 @@ spec with_scaling(const spec& s, nlohmann::json scaling) {
   return parse_spec_json(j);
 }
 
-template <class T>
-double rel_diff(const T& a, const T& b) {
-  const double scale = std::max(std::abs(as_double(a)), std::abs(as_double(b)));
-  return scale == 0 ? 0 : std::abs(as_double(T(a - b))) / scale;
-}
-
 // Linear scaling by s is position interpolation: every frequency is w / s, so with an integer
 // factor, rotating at s m equals unscaled rotation at m.
 template <class T>
@@ -46,10 +33,10 @@ struct linear_is_position_interpolation {
     RC_PRE(s.has("scaling"));
     const double factor = s.nested("scaling").real("factor");
     const spec plain = unscaled(s);
-    const auto scaled_w = inv_freq(b, s), plain_w = inv_freq(b, plain);
+    const auto scaled_w = frequencies(b, s), plain_w = frequencies(b, plain);
     const double u = unit_roundoff<T>();
     double residual = 0;
-    for (size_t i = 0; i < plain_w.size(); ++i) residual = std::max(residual, rel_diff(T(scaled_w[i] * T(factor)), plain_w[i]));
+    for (size_t i = 0; i < plain_w.size(); ++i) residual = std::max(residual, relative_difference(T(scaled_w[i] * T(factor)), plain_w[i]));
     const double w_bound = 1.01 * 3 * u;  // two stored frequencies (u each) and the product (u)
     const auto m = *gen_position(std::int64_t{1} << 36);
     const auto x = *gen_vector(s.integer("dim"));
@@ -67,9 +54,9 @@ struct ntk_endpoints {
   static measure run(const backend<T>& b, const spec& s) {
     RC_PRE(s.has("scaling"));
     const double factor = s.nested("scaling").real("factor");
-    const auto scaled_w = inv_freq(b, s), plain_w = inv_freq(b, unscaled(s));
-    const double residual = std::max(rel_diff(scaled_w.front(), plain_w.front()),
-                                     rel_diff(T(scaled_w.back() * T(factor)), plain_w.back()));
+    const auto scaled_w = frequencies(b, s), plain_w = frequencies(b, unscaled(s));
+    const double residual = std::max(relative_difference(scaled_w.front(), plain_w.front()),
+                                     relative_difference(T(scaled_w.back() * T(factor)), plain_w.back()));
     return {residual, 1.01 * 3 * unit_roundoff<T>(), 1};
   }
 };
@@ -88,7 +75,7 @@ struct yarn_ramp {
     using std::log;
     const double factor = sc.real("factor"), fast = sc.real("beta_fast"), slow = sc.real("beta_slow");
     const double base = s.real("base"), rotary = static_cast<double>(s.integer("rotary_dim"));
-    const auto scaled_w = inv_freq(b, s), plain_w = inv_freq(b, unscaled(s));
+    const auto scaled_w = frequencies(b, s), plain_w = frequencies(b, unscaled(s));
     const double u = unit_roundoff<T>(), tol = 1.01 * 3 * u;
     // The ratios and their ends in T, so the same body judges MPFR at its own precision.
     const T inverse = T(1) / T(factor);
@@ -117,7 +104,7 @@ struct yarn_ramp {
     const bool ggml = sc.choice("magnitude") == "ggml";
     if (!sc.has("attention_factor") && !sc.has("mscale")) {
       const T expected = ggml || factor > 1 ? T(log(T(factor)) / T(10) + T(1)) : T(1);  // the paper's exact 0.1
-      excess(T(rel_diff(attention_factor(b, s), expected) / 2));
+      excess(T(relative_difference(attention_factor(b, s), expected) / 2));
     }
     return {residual * tol, tol, 1};
   }
@@ -132,7 +119,7 @@ struct llama3_continuity {
     RC_PRE(s.has("scaling"));
     const spec& sc = s.nested("scaling");
     const double f = sc.real("factor"), lo = sc.real("low_freq_factor"), hi = sc.real("high_freq_factor");
-    const auto plain_w = inv_freq(b, unscaled(s));
+    const auto plain_w = frequencies(b, unscaled(s));
     const auto i = static_cast<size_t>(*rc::gen::inRange<std::int64_t>(0, static_cast<std::int64_t>(plain_w.size())));
     const double w = as_double(plain_w[i]);
     RC_PRE(w > 0);
@@ -142,7 +129,7 @@ struct llama3_continuity {
     RC_PRE(l_edge >= 3 && l_edge < 1e15);
     const auto L = static_cast<std::int64_t>(l_edge);
     const auto at = [&](std::int64_t original) {
-      return inv_freq(b, with_scaling(s, {{"scheme", "llama3"}, {"factor", f}, {"low_freq_factor", lo}, {"high_freq_factor", hi},
+      return frequencies(b, with_scaling(s, {{"scheme", "llama3"}, {"factor", f}, {"low_freq_factor", lo}, {"high_freq_factor", hi},
                                           {"original_max", original}}))[i];
     };
     const T before = at(L - 1), after = at(L);
@@ -175,8 +162,8 @@ struct dynamic_reduces_below_original {
       const auto p = *gen_position(seq - 1);
       return {max_abs_diff(rotated(b, at, x, {p}), rotated(b, plain, x, {p})), 0, 1};
     }
-    const auto scaled_w = inv_freq(b, at), plain_w = inv_freq(b, plain);
-    double residual = rel_diff(attention_factor(b, at), T(1));
+    const auto scaled_w = frequencies(b, at), plain_w = frequencies(b, plain);
+    double residual = relative_difference(attention_factor(b, at), T(1));
     for (size_t i = 0; i < plain_w.size(); ++i)
       residual = std::max(residual, std::max(0.0, as_double(T(scaled_w[i] - plain_w[i]))) / std::max(as_double(plain_w[i]), 1e-300));
     return {residual, 1.01 * 2 * u, 1};

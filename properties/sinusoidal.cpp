@@ -8,11 +8,6 @@
 namespace pe::props {
 namespace {
 
-template <class T>
-tensor<T> encoded(const backend<T>& b, const spec& s, std::vector<std::int64_t> pos) {
-  return b.output("encode", s, position_inputs(std::move(pos)), "pe");
-}
-
 // Where pair i's sin and cos sit: (2i, 2i+1) interleaved, (i, i + dim/2) for concat and fairseq.
 std::pair<std::int64_t, std::int64_t> sin_cos_slots(const spec& s, std::int64_t i) {
   if (s.choice("layout") == "interleaved") return {2 * i, 2 * i + 1};

@@ -158,15 +158,13 @@ op_inputs draw_inputs(const std::string& op, const spec& s, std::int64_t max_pos
   return in;
 }
 
-std::string quote(const std::string& s) { return "'" + s + "'"; }
-
 }  // namespace
 
 check_result check_conformance(implementation& impl, const gate_options& o) {
   check_result r{"conformance", o.spec};
   const spec s = parse_spec(o.spec);
   const std::string op = op_for(s);
-  r.reproduce = fmt::format("{} --spec {} --seed {} --cases {}", o.reproduce_prefix, quote(o.spec), o.seed, o.cases);
+  r.reproduce = fmt::format("{} --spec {} --seed {} --cases {}", o.reproduce_prefix, props::shell_quote(o.spec), o.seed, o.cases);
   if (op.empty()) {
     r.result = verdict::skipped;
     r.detail = fmt::format("{} is checked through attend, which this gate version does not drive", s.scheme());
@@ -223,7 +221,7 @@ check_result check_conformance(implementation& impl, const gate_options& o) {
 check_result check_golden(implementation& impl, const gate_options& o) {
   check_result r{"golden", o.spec};
   const spec s = parse_spec(o.spec);
-  r.reproduce = fmt::format("{} --spec {}", o.reproduce_prefix, quote(o.spec));
+  r.reproduce = fmt::format("{} --spec {}", o.reproduce_prefix, props::shell_quote(o.spec));
   std::ifstream mf(o.golden_dir / "MANIFEST.json");
   if (!mf) {
     r.result = verdict::skipped;
@@ -268,7 +266,7 @@ check_result check_determinism(implementation& impl, const gate_options& o) {
   check_result r{"determinism", o.spec};
   const spec s = parse_spec(o.spec);
   const std::string op = op_for(s);
-  r.reproduce = fmt::format("{} --spec {} --seed {}", o.reproduce_prefix, quote(o.spec), o.seed);
+  r.reproduce = fmt::format("{} --spec {} --seed {}", o.reproduce_prefix, props::shell_quote(o.spec), o.seed);
   if (op.empty()) {
     r.result = verdict::skipped;
     r.detail = "no op to repeat";
@@ -278,9 +276,8 @@ check_result check_determinism(implementation& impl, const gate_options& o) {
   const auto result = props::run_rapidcheck({10, o.seed}, [&] {
     op_inputs in = draw_inputs(op, s, o.max_pos);
     if (op == "rotate") in.x = rounded(in.x, o.model.io);
-    std::vector<io_tensor> templates;
-    mp_precision scope(160);
-    for (const auto& e : run_op<mp_real>(op, s, in)) templates.push_back(empty_tensor(e.name, op == "bucket" ? dtype::i64 : o.model.io, e.value.shape));
+    std::vector<io_tensor> templates;  // only the output names and shapes are needed: the binary64 path gives them
+    for (const auto& e : run_op<double>(op, s, in)) templates.push_back(empty_tensor(e.name, op == "bucket" ? dtype::i64 : o.model.io, e.value.shape));
     const auto inputs = io_inputs(op, in, o.model.io);
     const auto first = impl.run(op, s.text(), inputs, templates), second = impl.run(op, s.text(), inputs, templates);
     if (first.status == call_status::unsupported) {

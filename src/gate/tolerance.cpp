@@ -8,6 +8,7 @@
 #include "pe/error.hpp"
 #include "pe/schemes/rope.hpp"
 #include "pe/schemes/rope_nd.hpp"
+#include "pe/schemes/sinusoidal.hpp"
 
 namespace pe::gate {
 namespace {
@@ -81,14 +82,15 @@ std::vector<std::vector<double>> output_bounds(const error_model& m, std::string
   if (op == "encode" && s.scheme() == "sinusoidal") {
     const std::int64_t dim = s.integer("dim");
     const bool interleaved = s.choice("layout") == "interleaved";
-    const double base = s.real("base");
+    const double log_base = std::log(s.real("base"));
+    const auto freq = sinusoidal_frequencies::of(s);  // the scheme's own frequency law, every layout
+    std::vector<double> w(static_cast<std::size_t>(dim / 2));
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = freq.omega<double>(static_cast<int>(i));
     for (std::size_t t = 0; t < in.pos.size(); ++t)
       for (std::int64_t j = 0; j < dim; ++j) {
-        const std::int64_t i = interleaved ? j / 2 : j % (dim / 2);
-        const double w = s.choice("layout") == "fairseq" ? std::pow(base, -static_cast<double>(i) / static_cast<double>(dim / 2 - 1))
-                                                          : std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(dim));
+        const auto i = static_cast<std::size_t>(interleaved ? j / 2 : j % (dim / 2));
         out[0][t * static_cast<std::size_t>(dim) + static_cast<std::size_t>(j)] +=
-            (c + std::log(base)) * u_w * (std::abs(static_cast<double>(in.pos[t]) * w) + 1) + 2 * u_w;
+            (c + log_base) * u_w * (std::abs(static_cast<double>(in.pos[t]) * w[i]) + 1) + 2 * u_w;
       }
     return out;
   }

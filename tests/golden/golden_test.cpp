@@ -146,17 +146,7 @@ TEST(golden_tree, corrupt_files_are_named_with_their_case) {
          const auto q = t.find("\"0x", t.find("\"x\""));
          return t.replace(q, 3, "\"1x");
        }, "is not a C99 hex float"},
-  };
-  for (const auto& c : corruptions) {
-    const fs::path dir = scratch_copy("corrupt");
-    write(dir / target, c.apply(read(dir / target)));
-    rehash(dir, target);
-    const std::string problems = joined(verify(dir));
-    EXPECT_NE(problems.find(c.message), std::string::npos) << c.what << "\n" << problems;
-    fs::remove_all(dir);
-  }
-  // Files that still hash right but no longer say what the definitions say, or reach outside the tree.
-  const std::vector<corruption> structural = {
+      // Files that still hash right but no longer say what the definitions say, or reach outside the tree.
       {"a case dropped", [](const std::string& s) {
          std::string t = s;
          const auto last = t.rfind("  {\n   \"id\"");
@@ -174,8 +164,8 @@ TEST(golden_tree, corrupt_files_are_named_with_their_case) {
          return t.replace(t.find(from), from.size(), "\"id\": \"../x\"");
        }, "case id '../x' is not made of letters, digits"},
   };
-  for (const auto& c : structural) {
-    const fs::path dir = scratch_copy("structural");
+  for (const auto& c : corruptions) {
+    const fs::path dir = scratch_copy("corrupt");
     write(dir / target, c.apply(read(dir / target)));
     rehash(dir, target);
     const std::string problems = joined(verify(dir));

@@ -181,15 +181,20 @@ TEST(exactness_ladder, every_law_holds_in_mpfr_by_its_own_bound) {
 
 // ---- A deliberately broken reference: one sign flipped ----
 
-// rotate with the sign of sin flipped (a rotation by -p; the matrix op is left correct).
-class flipped_sin : public reference_backend<double> {
+// The reference with the positions of some ops negated: a rotation by -p there, a sign flipped
+// in sin.
+class negated_positions : public reference_backend<double> {
  public:
+  explicit negated_positions(std::set<std::string> ops) : ops_(std::move(ops)) {}
   std::vector<named_tensor<double>> run(std::string_view op, const spec& s, const op_inputs& in) const override {
-    if (op != "rotate") return reference_backend<double>::run(op, s, in);
+    if (!ops_.count(std::string(op))) return reference_backend<double>::run(op, s, in);
     op_inputs flipped = in;
     for (auto& p : flipped.pos) p = -p;
     return reference_backend<double>::run(op, s, flipped);
   }
+
+ private:
+  std::set<std::string> ops_;
 };
 
 // encode with the sign of every cos flipped (sinusoidal).
@@ -222,24 +227,15 @@ std::set<std::string> caught_by(const backend<double>& broken, const std::string
 }
 
 TEST(broken_reference, a_flipped_sin_in_rotate_is_caught) {
-  const auto caught = caught_by(flipped_sin{}, "rope");
+  const auto caught = caught_by(negated_positions({"rotate"}), "rope");  // matrix left correct
   EXPECT_TRUE(caught.count("rope.matrix_equals_elementwise")) << "caught by " << caught.size() << " laws";
   // Norms, relative products and shifts survive a rotation by -p: those laws alone cannot see it.
   EXPECT_FALSE(caught.count("rope.norm_preservation"));
 }
 
 // The sign flipped everywhere (rotate and matrix both turn by -p): only the sign anchor sees it.
-class rotates_backwards : public reference_backend<double> {
- public:
-  std::vector<named_tensor<double>> run(std::string_view op, const spec& s, const op_inputs& in) const override {
-    if (op != "rotate" && op != "matrix") return reference_backend<double>::run(op, s, in);
-    op_inputs flipped = in;
-    for (auto& p : flipped.pos) p = -p;
-    return reference_backend<double>::run(op, s, flipped);
-  }
-};
 TEST(broken_reference, a_rotation_by_minus_p_everywhere_is_caught_by_the_sign_anchor) {
-  const auto caught = caught_by(rotates_backwards{}, "rope");
+  const auto caught = caught_by(negated_positions({"rotate", "matrix"}), "rope");
   EXPECT_TRUE(caught.count("rope.rotation_direction"));
   EXPECT_FALSE(caught.count("rope.relative_inner_product"));  // blind to the convention, as derived
 }
