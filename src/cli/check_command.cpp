@@ -1,13 +1,12 @@
 // `pecheck check`: runs every applicable property over every scheme and prints the schemes x properties matrix.
 #include <cstdio>
-#include <unistd.h>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/command_support.hpp"
 #include "cli/commands.hpp"
 #include "pe/error.hpp"
 #include "properties/runner.hpp"
@@ -27,13 +26,6 @@ struct check_options {
   std::string json;
 };
 
-std::regex compiled(const std::string& text, const char* flag) {
-  try {
-    return std::regex(text, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    throw pe::input_error(fmt::format("{} '{}' is not a regular expression: {}", flag, text, e.what()));
-  }
-}
 
 // The cell of the matrix: what was observed, with '!' where the expectation was not met.
 std::string cell(const pe::props::target_result& r) {
@@ -145,26 +137,6 @@ nlohmann::ordered_json results_json(const std::vector<pe::props::target_result>&
   return j;
 }
 
-// Writes to FILE.tmp, then renames: a reader never sees half a report.
-void write_atomically(const std::string& path, const std::string& text) {
-  const std::string temp = fmt::format("{}.tmp.{}", path, getpid());
-  {
-    std::ofstream f(temp, std::ios::binary | std::ios::trunc);
-    if (!f) throw pe::input_error(fmt::format("--json: cannot write {}", path));
-    f << text;
-    f.flush();
-    if (!f) {
-      std::remove(temp.c_str());
-      throw pe::input_error(fmt::format("--json: cannot write {}", path));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::remove(temp.c_str());
-    throw pe::input_error(fmt::format("--json: cannot write {}: {}", path, ec.message()));
-  }
-}
 
 std::string ladder_text(const std::vector<pe::props::ladder_result>& ladder) {
   std::string out = fmt::format("\nexactness ladder (largest residual / scale over the cases; identities must fall like 2^-p, within 2^{}):\n",
@@ -194,7 +166,7 @@ std::function<int()> add_check_command(CLI::App& app) {
   cmd->add_flag("--ladder", o->ladder, "also run the exactness ladder: residuals at 53, 113, 256 and 512 bits");
   cmd->add_option("--json", o->json, "write the results as JSON to FILE");
   return [o] {
-    const std::regex property_re = compiled(o->property, "--property"), spec_re = compiled(o->spec, "--spec");
+    const std::regex property_re = option_regex(o->property, "--property"), spec_re = option_regex(o->spec, "--spec");
     if (!o->json.empty()) {  // before the run, not after it: a bad path costs nothing
       const auto parent = std::filesystem::absolute(o->json).parent_path();
       if (!std::filesystem::is_directory(parent) || std::filesystem::is_directory(o->json)) {
@@ -223,7 +195,7 @@ std::function<int()> add_check_command(CLI::App& app) {
     if (o->ladder) fmt::print("{}", ladder_text(ladder));
     fmt::print("\n{} of {} expectations met{}\n", met, results.size(), all_met ? "" : "; see << NOT MET above");
     std::fflush(stdout);
-    if (!o->json.empty()) write_atomically(o->json, results_json(results, ladder, *o).dump(2) + "\n");
+    if (!o->json.empty()) write_file_atomically(o->json, results_json(results, ladder, *o).dump(2) + "\n", "--json");
     return all_met ? 0 : 1;
   };
 }

@@ -4,12 +4,13 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/command_support.hpp"
 #include "cli/commands.hpp"
+#include "properties/runner.hpp"
 #include "gate/checks.hpp"
 #include "pe/error.hpp"
 #include "pe/spec.hpp"
@@ -73,24 +74,6 @@ std::string junit_text(const std::string& impl, const std::vector<pe::gate::chec
   return out + "</testsuite>\n";
 }
 
-// Writes to a unique temporary name beside FILE, then renames it over FILE.
-void write_report(const std::string& path, const std::string& text, const char* flag) {
-  const std::string temp = fmt::format("{}.tmp.{}", path, getpid());
-  {
-    std::ofstream f(temp, std::ios::trunc);
-    f << text;
-    if (!f) {
-      std::remove(temp.c_str());
-      throw pe::input_error(fmt::format("{}: cannot write {}", flag, path));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::remove(temp.c_str());
-    throw pe::input_error(fmt::format("{}: cannot write {}: {}", flag, path, ec.message()));
-  }
-}
 
 }  // namespace
 
@@ -128,8 +111,8 @@ std::function<int()> add_gate_command(CLI::App& app) {
                 : !o->impl_cmd.empty() ? pe::gate::start_wire(o->impl_cmd, o->timeout_ms)
                                        : pe::gate::load_plugin(o->impl, o->timeout_ms);
     const std::string impl_flag = o->reference           ? std::string("--impl-reference")
-                                  : !o->impl_cmd.empty() ? fmt::format("--impl-cmd '{}'", o->impl_cmd)
-                                                         : fmt::format("--impl '{}'", o->impl);
+                                  : !o->impl_cmd.empty() ? "--impl-cmd " + pe::props::shell_quote(o->impl_cmd)
+                                                         : "--impl " + pe::props::shell_quote(o->impl);
     std::vector<pe::gate::check_result> results;
     const auto run_all = [&](pe::gate::implementation& target, std::vector<pe::gate::check_result>& into) {
       for (const auto& spec : specs) {
@@ -181,9 +164,9 @@ std::function<int()> add_gate_command(CLI::App& app) {
                                {"worst_ulps", r.worst_ulps}, {"worst_fraction_of_bound", r.worst_fraction}, {"worst", r.worst_where},
                                {"detail", r.detail}, {"reproduce", r.reproduce}});
       }
-      write_report(o->json, j.dump(2) + "\n", "--json");
+      write_file_atomically(o->json, j.dump(2) + "\n", "--json");
     }
-    if (!o->junit.empty()) write_report(o->junit, junit_text(impl->name(), results), "--junit");
+    if (!o->junit.empty()) write_file_atomically(o->junit, junit_text(impl->name(), results), "--junit");
     if (o->bench) {
       // The baseline, measured in the same run: the same checks, cases and seed on pecheck's own
       // reference in process (no fork, no wire), so the ratio is the implementation's and the
