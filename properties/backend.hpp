@@ -1,5 +1,6 @@
 // An encoding as the properties see it: ops by name, so a law runs on the reference or on an implementation under test.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,36 @@ class backend {
     for (auto& o : run(op, s, in))
       if (o.name == name) return std::move(o.value);
     throw input_error(fmt::format("{}: op '{}' returned no output '{}'", this->name(), op, name));
+  }
+
+  // ---- what a law needs to know to judge this backend (proofs/gate_laws.md) ----
+
+  // Real input values as this backend receives them: an implementation under test sees them
+  // rounded to its I/O dtype, so a law must reason about those. The reference keeps binary64
+  // values exactly (in binary64 and in MPFR at >= 53 bits).
+  virtual std::vector<double> stored(std::vector<double> values) const { return values; }
+
+  // Per element of `value` (output `name` of `op` on inputs `in`, already stored): how far it may
+  // lie from the exact output beyond the one rounding to T that every law's proof already
+  // counts. 0 for the reference; the gate's error model for an implementation.
+  virtual std::vector<double> output_error(std::string_view op, const spec& s, const op_inputs& in, std::string_view name,
+                                           const tensor<T>& value) const {
+    (void)op, (void)s, (void)in, (void)name;
+    return std::vector<double>(value.data.size(), 0.0);
+  }
+
+  // The largest position a law draws: 2^40 for the reference; the gate's --max-pos.
+  virtual std::int64_t max_position() const { return std::int64_t{1} << 40; }
+
+  // An output and its per-element error allowance (output_error).
+  struct bounded {
+    tensor<T> value;
+    std::vector<double> error;
+  };
+  bounded output_with_error(std::string_view op, const spec& s, const op_inputs& in, std::string_view name) const {
+    tensor<T> v = output(op, s, in, name);
+    auto e = output_error(op, s, in, name, v);
+    return {std::move(v), std::move(e)};
   }
 };
 

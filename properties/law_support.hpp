@@ -16,6 +16,7 @@
 #include "properties/backend.hpp"
 #include "properties/fp_bounds.hpp"
 #include "properties/generators.hpp"
+#include "properties/property.hpp"
 
 namespace pe::props {
 
@@ -100,6 +101,47 @@ template <class T>
 T attention_factor(const backend<T>& b, const spec& s) {
   return b.output("inv_freq", s, op_inputs{}, "attention_factor").data.at(0);
 }
+
+// rotate's y with its per-element error allowance (backend::output_error).
+template <class T>
+typename backend<T>::bounded rotated_with_error(const backend<T>& b, const spec& s, std::vector<double> x, std::int64_t tokens,
+                                                std::int64_t heads, std::vector<std::int64_t> pos) {
+  return b.output_with_error("rotate", s, rotate_inputs(std::move(x), tokens, heads, rope_head_dim(s), std::move(pos), position_axes(s)), "y");
+}
+
+// |a - b| formed in T; 0 when a == b, two equal infinities included (an overflow to the same
+// infinity on both sides is agreement, not a NaN residual).
+template <class T>
+double abs_difference(const T& a, const T& b) {
+  using std::abs;
+  return a == b ? 0.0 : as_double(T(abs(T(a - b))));
+}
+
+// A law judged part by part (a row, an element), each part holding iff residual <= bound, folded
+// into one measure: the base bound is kept and the residual scaled so that residual / bound is
+// the worst part's. Where every part's bound is the base bound (the reference: no output_error)
+// the residual is the plain largest one, so the exactness ladder reads it unchanged. An exact
+// law (base 0) reports the worst ratio against 1: a nonzero residual where a part's bound is 0
+// (the reference) is infinitely over.
+class worst_part {
+ public:
+  explicit worst_part(double base_bound) : base_(base_bound) {}
+  void add(double residual, double bound) {
+    if (!(residual > 0)) {
+      if (std::isnan(residual)) ratio_ = INFINITY;
+      return;
+    }
+    ratio_ = std::max(ratio_, bound > 0 ? residual / bound : INFINITY);
+  }
+  measure result(double scale) const {
+    if (base_ > 0) return {ratio_ * base_, base_, scale};
+    return {ratio_, 1, scale};
+  }
+
+ private:
+  double base_;
+  double ratio_ = 0;
+};
 
 // A value tensor as T: x itself (exact in binary64, and so in MPFR at >= 53 bits).
 template <class T>

@@ -54,7 +54,22 @@ struct property {
   std::vector<target> targets;
   law_fn<double> in_double;
   law_fn<mp_real> in_mp;
+  // The gate also runs it on implementations under test: it needs no reference, draws inputs
+  // through backend::stored and positions up to max_position(), and its bound takes
+  // backend::output_error (proofs/gate_laws.md).
+  bool on_implementations = false;
+  // It compares calls whose largest positions differ, so it holds only where the frequencies do
+  // not read the call's length (dynamic and longrope scaling without seq_len do; the generators pin it).
+  bool compares_call_lengths = false;
 };
+
+// Marks a law the gate runs on implementations; `lengths`: it compares calls of different lengths.
+enum class call_lengths { same, differ };
+inline property on_implementations(property p, call_lengths lengths = call_lengths::same) {
+  p.on_implementations = true;
+  p.compares_call_lengths = lengths == call_lengths::differ;
+  return p;
+}
 
 // Every property, in the order `pecheck check` shows them.
 const std::vector<property>& properties();

@@ -22,15 +22,17 @@ std::vector<std::int64_t> draw_row(std::int64_t axes, std::int64_t max = std::in
   return row;
 }
 
-rotate_case draw_rotate(const spec& s, std::int64_t max_tokens = 3) {
+// x as the backend stores it, positions up to its max_position().
+template <class T>
+rotate_case draw_rotate(const backend<T>& b, const spec& s, std::int64_t max_tokens = 3) {
   rotate_case c;
   c.tokens = *rc::gen::inRange<std::int64_t>(1, max_tokens + 1);
   c.heads = *rc::gen::inRange<std::int64_t>(1, 3);
   c.dim = rope_head_dim(s);
   c.axes = position_axes(s);
-  c.x = *gen_vector(c.tokens * c.heads * c.dim);
+  c.x = b.stored(*gen_vector(c.tokens * c.heads * c.dim));
   for (std::int64_t t = 0; t < c.tokens; ++t)
-    for (const auto p : draw_row(c.axes)) c.pos.push_back(p);
+    for (const auto p : draw_row(c.axes, b.max_position())) c.pos.push_back(p);
   RC_CLASSIFY(*std::max_element(c.pos.begin(), c.pos.end()) >= (std::int64_t{1} << 24), "p>=2^24");
   return c;
 }
@@ -38,6 +40,18 @@ rotate_case draw_rotate(const spec& s, std::int64_t max_tokens = 3) {
 template <class T>
 tensor<T> rotated(const backend<T>& b, const spec& s, const rotate_case& c) {
   return b.output("rotate", s, rotate_inputs(c.x, c.tokens, c.heads, c.dim, c.pos, c.axes), "y");
+}
+
+// How far <y_a, y_b> (rows at offsets a, b of n elements) may lie from the exact outputs' dot
+// product, given each element within its output_error e: sum |y_a| e_b + |y_b| e_a + e_a e_b.
+template <class T>
+double dot_error(const typename backend<T>::bounded& y, std::int64_t a, std::int64_t b, std::int64_t n) {
+  double out = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto ia = static_cast<size_t>(a + i), ib = static_cast<size_t>(b + i);
+    out += std::abs(as_double(y.value.data[ia])) * y.error[ib] + std::abs(as_double(y.value.data[ib])) * y.error[ia] + y.error[ia] * y.error[ib];
+  }
+  return out;
 }
 
 // Dot product of rows a and b (length n, offsets in elements) and the sum of |products|.
@@ -57,25 +71,28 @@ std::pair<T, double> dot_with_magnitude(const tensor<T>& ta, std::int64_t a, con
 template <class T>
 struct norm_preservation {
   static measure run(const backend<T>& b, const spec& s) {
-    const auto c = draw_rotate(s);
-    const auto y = rotated(b, s, c);
+    const auto c = draw_rotate(b, s);
+    const auto y = b.output_with_error("rotate", s, rotate_inputs(c.x, c.tokens, c.heads, c.dim, c.pos, c.axes), "y");
     const T af = attention_factor(b, s);
     const std::int64_t r = rope_rotated_dims(s);
-    double residual = 0, pass = 0;
-    for (std::int64_t row = 0; row < c.tokens * c.heads; ++row) {
-      T ny(0), nx(0);
-      for (std::int64_t d = 0; d < c.dim; ++d) {
-        const T yv = y.data[static_cast<size_t>(row * c.dim + d)], xv(c.x[static_cast<size_t>(row * c.dim + d)]);
-        if (d < r) ny += yv * yv, nx += xv * xv;
-        else pass = std::max(pass, std::abs(as_double(T(yv - xv))));
-      }
-      const T expected = af * af * nx;
-      if (as_double(expected) > 0) residual = std::max(residual, std::abs(as_double(T(ny - expected))) / as_double(expected));
-    }
     const double u = unit_roundoff<T>(), n = static_cast<double>(r);
     // Relative: y rounded (2u), its squares summed (gamma_r), af^2 (3u), x's squares summed (gamma_r), the product (u).
-    if (pass > 0) return {INFINITY, 0, 1};
-    return {residual, 1.01 * (6 * u + 2 * gamma(n, u)), 1};
+    worst_part worst(1.01 * (6 * u + 2 * gamma(n, u)));
+    for (std::int64_t row = 0; row < c.tokens * c.heads; ++row) {
+      T ny(0), nx(0);
+      double slack = 0;  // | ||y||^2 - ||y exact||^2 | from the output errors: sum 2 |y| e + 3 e^2
+      for (std::int64_t d = 0; d < c.dim; ++d) {
+        const auto at = static_cast<size_t>(row * c.dim + d);
+        const T yv = y.value.data[at], xv(c.x[at]);
+        const double e = y.error[at];
+        if (d < r) ny += yv * yv, nx += xv * xv, slack += 2 * std::abs(as_double(yv)) * e + 3 * e * e;
+        else worst.add(std::abs(as_double(T(yv - xv))), e);  // pass-through: a copy, exact for the reference
+      }
+      const T expected = af * af * nx;
+      const double magnitude = as_double(expected);
+      if (magnitude > 0) worst.add(abs_difference(ny, expected) / magnitude, 1.01 * (6 * u + 2 * gamma(n, u)) + slack / magnitude);
+    }
+    return worst.result(1);
   }
 };
 
@@ -87,22 +104,31 @@ double two_dots_error(double mag1, double mag2, std::int64_t dim) {
   return 1.01 * (2 * u + gamma(static_cast<double>(dim), u)) * (mag1 + mag2);
 }
 
-// <R_m q, R_n k> = <R_0 q, R_(n-m) k>: the score sees only n - m (per axis for the axial forms).
+// <R_m q, R_n k> and <R_(m-c) q, R_(n-c) k> against each other, within their summation error and
+// the outputs' errors (output_error).
+template <class T>
+measure same_score(const typename backend<T>::bounded& y1, const typename backend<T>::bounded& y2, std::int64_t dim) {
+  const auto [d1, mag1] = dot_with_magnitude(y1.value, 0, y1.value, dim, dim);
+  const auto [d2, mag2] = dot_with_magnitude(y2.value, 0, y2.value, dim, dim);
+  const double bound = two_dots_error<T>(mag1, mag2, dim) + dot_error<T>(y1, 0, dim, dim) + dot_error<T>(y2, 0, dim, dim);
+  return {std::abs(as_double(T(d1 - d2))), bound, std::max({mag1, mag2, 1e-300})};
+}
+
+// <R_m q, R_n k> = <R_(m-c) q, R_(n-c) k> with c = min(m, n): the score sees only n - m (per axis
+// for the axial forms). One of the two sits at 0, so no position is negative.
 template <class T>
 struct relative_inner_product {
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t axes = position_axes(s), dim = rope_head_dim(s);
-    const auto m = draw_row(axes), n = draw_row(axes);
-    auto x = *gen_vector(dim);
-    const auto k = *gen_vector(dim);
+    const auto m = draw_row(axes, b.max_position()), n = draw_row(axes, b.max_position());
+    auto x = b.stored(*gen_vector(dim));
+    const auto k = b.stored(*gen_vector(dim));
     x.insert(x.end(), k.begin(), k.end());
-    std::vector<std::int64_t> absolute = m, relative(static_cast<size_t>(axes), 0);
+    std::vector<std::int64_t> absolute = m, relative;
     absolute.insert(absolute.end(), n.begin(), n.end());
-    for (std::int64_t a = 0; a < axes; ++a) relative.push_back(n[a] - m[a]);
-    const auto y1 = rotated(b, s, x, 2, 1, absolute), y2 = rotated(b, s, x, 2, 1, relative);
-    const auto [d1, mag1] = dot_with_magnitude(y1, 0, y1, dim, dim);
-    const auto [d2, mag2] = dot_with_magnitude(y2, 0, y2, dim, dim);
-    return {std::abs(as_double(T(d1 - d2))), two_dots_error<T>(mag1, mag2, dim), std::max({mag1, mag2, 1e-300})};
+    for (std::int64_t a = 0; a < axes; ++a) relative.push_back(m[a] - std::min(m[a], n[a]));
+    for (std::int64_t a = 0; a < axes; ++a) relative.push_back(n[a] - std::min(m[a], n[a]));
+    return same_score<T>(rotated_with_error(b, s, x, 2, 1, absolute), rotated_with_error(b, s, x, 2, 1, relative), dim);
   }
 };
 
@@ -110,18 +136,17 @@ struct relative_inner_product {
 template <class T>
 struct shift_invariance {
   static measure run(const backend<T>& b, const spec& s) {
-    const std::int64_t axes = position_axes(s), dim = rope_head_dim(s);
-    const auto m = draw_row(axes), n = draw_row(axes), t = draw_row(axes);
-    auto x = *gen_vector(dim);
-    const auto k = *gen_vector(dim);
+    const std::int64_t axes = position_axes(s), dim = rope_head_dim(s), top = b.max_position();
+    const auto m = draw_row(axes, top), n = draw_row(axes, top);
+    std::vector<std::int64_t> t;  // the shift keeps every position within max_position()
+    for (std::int64_t a = 0; a < axes; ++a) t.push_back(*gen_position(top - std::max(m[a], n[a])));
+    auto x = b.stored(*gen_vector(dim));
+    const auto k = b.stored(*gen_vector(dim));
     x.insert(x.end(), k.begin(), k.end());
     std::vector<std::int64_t> plain = m, shifted;
     plain.insert(plain.end(), n.begin(), n.end());
     for (std::int64_t e = 0; e < 2 * axes; ++e) shifted.push_back(plain[e] + t[e % axes]);
-    const auto y1 = rotated(b, s, x, 2, 1, plain), y2 = rotated(b, s, x, 2, 1, shifted);
-    const auto [d1, mag1] = dot_with_magnitude(y1, 0, y1, dim, dim);
-    const auto [d2, mag2] = dot_with_magnitude(y2, 0, y2, dim, dim);
-    return {std::abs(as_double(T(d1 - d2))), two_dots_error<T>(mag1, mag2, dim), std::max({mag1, mag2, 1e-300})};
+    return same_score<T>(rotated_with_error(b, s, x, 2, 1, plain), rotated_with_error(b, s, x, 2, 1, shifted), dim);
   }
 };
 
@@ -213,18 +238,24 @@ struct linearity {
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t dim = rope_head_dim(s), axes = position_axes(s);
     const auto alpha = *rc::gen::inRange(-4, 5), beta = *rc::gen::inRange(-4, 5);
-    const auto x = *gen_vector(dim), y = *gen_vector(dim);
-    std::vector<double> z(static_cast<size_t>(dim));
-    for (size_t e = 0; e < z.size(); ++e) z[e] = alpha * x[e] + beta * y[e];
-    const auto pos = draw_row(axes);
-    const auto rx = rotated(b, s, x, 1, 1, pos), ry = rotated(b, s, y, 1, 1, pos), rz = rotated(b, s, z, 1, 1, pos);
-    double residual = 0;
-    for (size_t e = 0; e < z.size(); ++e)
-      residual = std::max(residual, std::abs(as_double(T(T(alpha) * rx.data[e] + T(beta) * ry.data[e] - rz.data[e]))));
+    const auto x = b.stored(*gen_vector(dim)), y = b.stored(*gen_vector(dim));
+    std::vector<double> exact_z(static_cast<size_t>(dim));  // exact in binary64: <= 24-bit values times |a| <= 4, one exponent apart by <= 16
+    for (size_t e = 0; e < exact_z.size(); ++e) exact_z[e] = alpha * x[e] + beta * y[e];
+    const auto z = b.stored(exact_z);  // an implementation sees z rounded to its dtype: z = a x + b y + delta
+    double delta = 0;
+    for (size_t e = 0; e < z.size(); ++e) delta = std::max(delta, std::abs(z[e] - exact_z[e]));
+    const auto pos = draw_row(axes, b.max_position());
+    const auto rx = rotated_with_error(b, s, x, 1, 1, pos), ry = rotated_with_error(b, s, y, 1, 1, pos), rz = rotated_with_error(b, s, z, 1, 1, pos);
     const double u = unit_roundoff<T>();
-    const double bound = 1.01 * (u * max_abs(rz) + (u + gamma(2, u)) * (std::abs(alpha) * max_abs(rx) + std::abs(beta) * max_abs(ry)));
-    const double scale = std::max({max_abs(rz), std::abs(alpha) * max_abs(rx) + std::abs(beta) * max_abs(ry), 1e-300});
-    return {residual, bound, scale};
+    const double mags = std::abs(alpha) * max_abs(rx.value) + std::abs(beta) * max_abs(ry.value);
+    const double base = 1.01 * (u * max_abs(rz.value) + (u + gamma(2, u)) * mags);
+    // rotate(delta) moves each element by at most max(|af|, 1) (|delta_a| + |delta_b|): pass-through dims are copied unscaled.
+    const double moved = delta > 0 ? 2 * std::max(1.0, std::abs(as_double(attention_factor(b, s)))) * delta : 0;
+    worst_part worst(base);
+    for (size_t e = 0; e < z.size(); ++e)
+      worst.add(std::abs(as_double(T(T(alpha) * rx.value.data[e] + T(beta) * ry.value.data[e] - rz.value.data[e]))),
+                base + moved + std::abs(alpha) * rx.error[e] + std::abs(beta) * ry.error[e] + rz.error[e]);
+    return worst.result(std::max({max_abs(rz.value), mags, 1e-300}));
   }
 };
 
@@ -262,7 +293,7 @@ template <class T>
 struct layout_permutation {
   static measure run(const backend<T>& b, const spec& s) {
     const spec gptj = with_field(s, "layout", "gptj"), neox = with_field(s, "layout", "neox");
-    const auto c = draw_rotate(s);
+    const auto c = draw_rotate(b, s);
     std::vector<std::int64_t> to_gptj(static_cast<size_t>(c.dim));  // neox dim -> gptj dim
     for (std::int64_t d = 0; d < c.dim; ++d) to_gptj[d] = d;
     for (const auto& [o, w] : rotated_blocks(s))
@@ -386,6 +417,18 @@ struct long_term_decay {
   }
 };
 
+// Elements [from, from + n) of a against all n of b, each within the two outputs' errors: both are
+// the same exact value (exactly equal for the reference).
+template <class T>
+measure same_elements(const typename backend<T>::bounded& a, std::int64_t from, const typename backend<T>::bounded& b, std::int64_t n) {
+  worst_part worst(0);
+  for (std::int64_t e = 0; e < n; ++e) {
+    const auto i = static_cast<size_t>(from + e), j = static_cast<size_t>(e);
+    worst.add(abs_difference(a.value.data[i], b.value.data[j]), a.error[i] + b.error[j]);
+  }
+  return worst.result(std::max(max_abs(a.value), 1e-300));
+}
+
 // Rotating a chunk of tokens at its own positions equals the slice of rotating the whole
 // sequence (KV-cache decoding): exactly, as every token's rotation reads only its position.
 template <class T>
@@ -393,17 +436,44 @@ struct kv_offset_consistency {
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t axes = position_axes(s), dim = rope_head_dim(s);
     const auto tokens = *rc::gen::inRange<std::int64_t>(2, 9), heads = *rc::gen::inRange<std::int64_t>(1, 3);
-    const auto offset = *gen_position();
+    const auto offset = *gen_position(std::max<std::int64_t>(b.max_position() - tokens + 1, 0));
     const auto from = *rc::gen::inRange<std::int64_t>(0, tokens), to = from + *rc::gen::inRange<std::int64_t>(1, tokens - from + 1);
-    const auto x = *gen_vector(tokens * heads * dim);
+    const auto x = b.stored(*gen_vector(tokens * heads * dim));
     std::vector<std::int64_t> pos;
     for (std::int64_t t = 0; t < tokens; ++t)
       for (std::int64_t a = 0; a < axes; ++a) pos.push_back(offset + t);
-    const auto whole = rotated(b, s, x, tokens, heads, pos);
+    const auto whole = rotated_with_error(b, s, x, tokens, heads, pos);
     const std::int64_t row = heads * dim;
-    const auto chunk = rotated(b, s, std::vector<double>(x.begin() + from * row, x.begin() + to * row), to - from, heads,
-                               std::vector<std::int64_t>(pos.begin() + from * axes, pos.begin() + to * axes));
-    return {max_abs_diff(whole, from * row, chunk, 0, (to - from) * row), 0, std::max(max_abs(whole), 1e-300)};
+    const auto chunk = rotated_with_error(b, s, std::vector<double>(x.begin() + from * row, x.begin() + to * row), to - from, heads,
+                                          std::vector<std::int64_t>(pos.begin() + from * axes, pos.begin() + to * axes));
+    return same_elements<T>(whole, from * row, chunk, (to - from) * row);
+  }
+};
+
+// Heads are independent: rotating all heads in one call equals rotating each head alone (a head
+// stride that reads another head's dims, or a position indexed by head, breaks it).
+template <class T>
+struct head_independence {
+  static measure run(const backend<T>& b, const spec& s) {
+    const std::int64_t axes = position_axes(s), dim = rope_head_dim(s);
+    const auto tokens = *rc::gen::inRange<std::int64_t>(1, 4), heads = *rc::gen::inRange<std::int64_t>(2, 5);
+    const auto x = b.stored(*gen_vector(tokens * heads * dim));
+    std::vector<std::int64_t> pos;
+    for (std::int64_t t = 0; t < tokens; ++t)
+      for (const auto p : draw_row(axes, b.max_position())) pos.push_back(p);
+    const auto all = rotated_with_error(b, s, x, tokens, heads, pos);
+    worst_part worst(0);
+    for (std::int64_t h = 0; h < heads; ++h) {
+      std::vector<double> alone;  // head h of every token: [tokens, 1, dim]
+      for (std::int64_t t = 0; t < tokens; ++t) alone.insert(alone.end(), x.begin() + (t * heads + h) * dim, x.begin() + (t * heads + h + 1) * dim);
+      const auto one = rotated_with_error(b, s, alone, tokens, 1, pos);
+      for (std::int64_t t = 0; t < tokens; ++t)
+        for (std::int64_t d = 0; d < dim; ++d) {
+          const auto i = static_cast<size_t>((t * heads + h) * dim + d), j = static_cast<size_t>(t * dim + d);
+          worst.add(abs_difference(all.value.data[i], one.value.data[j]), all.error[i] + one.error[j]);
+        }
+    }
+    return worst.result(std::max(max_abs(all.value), 1e-300));
   }
 };
 
@@ -414,7 +484,7 @@ struct partial_passthrough {
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t r = s.integer("rotary_dim");
     const spec sub = with_field(with_field(s, "dim", r), "rotary_dim", r);
-    const auto c = draw_rotate(s);
+    const auto c = draw_rotate(b, s);
     const auto y = rotated(b, s, c);
     std::vector<double> front;
     for (std::int64_t row = 0; row < c.tokens * c.heads; ++row)
@@ -498,22 +568,22 @@ std::vector<target> rope_family(bool axial) {
 }  // namespace
 
 void add_rope_properties(std::vector<property>& out) {
-  out.push_back(make_property<norm_preservation>(
+  out.push_back(on_implementations(make_property<norm_preservation>(
       "rope.norm_preservation", "rotation keeps lengths: ||y|| = attention_factor ||x|| on the rotated dims, pass-through unchanged",
-      law_kind::identity, rope_family(true)));
-  out.push_back(make_property<relative_inner_product>(
-      "rope.relative_inner_product", "<R_m q, R_n k> = <q, R_(n-m) k>: the score depends on positions only through n - m",
-      law_kind::identity, rope_family(true)));
-  out.push_back(make_property<shift_invariance>("rope.shift_invariance",
+      law_kind::identity, rope_family(true))));
+  out.push_back(on_implementations(make_property<relative_inner_product>(
+      "rope.relative_inner_product", "<R_m q, R_n k> = <R_(m-c) q, R_(n-c) k> with c = min(m, n): the score depends on positions only through n - m",
+      law_kind::identity, rope_family(true)), call_lengths::differ));
+  out.push_back(on_implementations(make_property<shift_invariance>("rope.shift_invariance",
                                                 "<R_(m+t) q, R_(n+t) k> = <R_m q, R_n k> for every shift t",
-                                                law_kind::identity, rope_family(true)));
+                                                law_kind::identity, rope_family(true)), call_lengths::differ));
   out.push_back(make_property<composition>("rope.composition", "R_m^T R_n = R_(n-m), R_m R_n = R_(m+n) and R_0 = I",
                                            law_kind::identity, rope_family(true)));
   out.push_back(make_property<orthogonality>("rope.orthogonality",
                                              "R_p^T R_p = I and det R_p = 1: a product of plane rotations",
                                              law_kind::identity, rope_family(true)));
-  out.push_back(make_property<linearity>("rope.linearity", "rotate(a x + b y) = a rotate(x) + b rotate(y)",
-                                         law_kind::identity, rope_family(true)));
+  out.push_back(on_implementations(make_property<linearity>("rope.linearity", "rotate(a x + b y) = a rotate(x) + b rotate(y)",
+                                         law_kind::identity, rope_family(true))));
   out.push_back(make_property<layout_permutation>(
       "rope.layout_permutation",
       "gptj (2i, 2i+1) pairs are neox (i, i+r/2) pairs with the dims permuted: rotate_gptj(x) = P rotate_neox(P^-1 x)",
@@ -525,9 +595,12 @@ void add_rope_properties(std::vector<property>& out) {
       "rope.long_term_decay",
       "RoFormer 3.4.3: |<R_m q, R_n k>| <= max_i |h_(i+1) - h_i| sum_j |S_j(m-n)| for every q, k; the mean bound falls with distance",
       law_kind::inequality, {random_specs("rope", expectation::holds), fixed_spec("rope(dim=128)", expectation::holds)}));
-  out.push_back(make_property<kv_offset_consistency>(
+  out.push_back(on_implementations(make_property<kv_offset_consistency>(
       "rope.kv_offset_consistency", "rotating a chunk of tokens at offset o equals the same slice of rotating the whole sequence",
-      law_kind::identity, rope_family(true)));
+      law_kind::identity, rope_family(true)), call_lengths::differ));
+  out.push_back(on_implementations(make_property<head_independence>(
+      "rope.head_independence", "rotating all heads in one call equals rotating each head alone", law_kind::identity,
+      rope_family(true))));
   out.push_back(make_property<rotation_direction>(
       "rope.rotation_direction",
       "R_p turns each pair counter-clockwise: R_p[b][a] = sin(p w) > 0 = -R_p[a][b] while 0 < p w < pi",

@@ -29,8 +29,10 @@ struct gate_cli {
 };
 
 std::string line_of(const pe::gate::check_result& r, const std::string& dtype) {
-  std::string out = fmt::format("{:<11} {:<12} {}", pe::gate::verdict_name(r.result), r.check, r.spec);
-  if (r.result == pe::gate::verdict::pass) {
+  std::string out = fmt::format("{:<11} {:<28} {}", pe::gate::verdict_name(r.result), r.check, r.spec);
+  if (r.result == pe::gate::verdict::pass && r.check == "determinism") out += fmt::format("  ({} cases, bitwise)", r.cases);
+  else if (r.result == pe::gate::verdict::pass && r.law) out += fmt::format("  ({} cases; worst {:.3g} of its bound)", r.cases, r.worst_fraction);
+  else if (r.result == pe::gate::verdict::pass) {
     out += fmt::format("  ({} cases; worst {:.3g} ulp {}, {:.3g} of its bound)", r.cases, r.worst_ulps, dtype, r.worst_fraction);
   }
   if (!r.detail.empty()) out += "\n    " + r.detail;
@@ -129,6 +131,7 @@ std::function<int()> add_gate_command(CLI::App& app) {
         into.push_back(pe::gate::check_conformance(target, g));
         into.push_back(pe::gate::check_golden(target, g));
         into.push_back(pe::gate::check_determinism(target, g));
+        for (auto& law : pe::gate::check_laws(target, g)) into.push_back(std::move(law));
       }
     };
     using seconds = std::chrono::duration<double>;
@@ -147,7 +150,7 @@ std::function<int()> add_gate_command(CLI::App& app) {
       bool any_pass = false;
       for (const auto& r : results) any_pass = any_pass || (r.spec == spec && r.result == pe::gate::verdict::pass);
       if (!any_pass) {
-        fmt::print("NOTHING     checked      {}  (every check was unsupported or skipped)\n", spec);
+        fmt::print("NOTHING     {:<28} {}  (every check was unsupported or skipped)\n", "checked", spec);
         failed = true;
       }
     }

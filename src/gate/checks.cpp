@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "gate/op_io.hpp"
 #include "golden/golden_file.hpp"
 #include "golden/manifest.hpp"
 #include "pe/error.hpp"
@@ -42,22 +43,6 @@ std::string op_for(const spec& s) {
 // Real inputs rounded to the I/O dtype, as the implementation will see them.
 tensor<double> rounded(const tensor<double>& t, dtype d) { return as_doubles(real_tensor("", d, t)); }
 
-std::vector<std::int64_t> rows_shape(const std::vector<std::int64_t>& pos, std::int64_t axes) {
-  const auto n = static_cast<std::int64_t>(pos.size()) / axes;
-  return axes == 1 ? std::vector<std::int64_t>{n} : std::vector<std::int64_t>{n, axes};
-}
-
-std::vector<io_tensor> io_inputs(std::string_view op, const op_inputs& in, dtype d) {
-  if (op == "rotate") return {real_tensor("x", d, in.x), integer_tensor("pos", rows_shape(in.pos, in.pos_axes), in.pos)};
-  if (op == "encode") return {integer_tensor("pos", rows_shape(in.pos, in.pos_axes), in.pos)};
-  if (op == "bias") {
-    return {integer_tensor("qpos", {static_cast<std::int64_t>(in.qpos.size())}, in.qpos),
-            integer_tensor("kpos", {static_cast<std::int64_t>(in.kpos.size())}, in.kpos)};
-  }
-  if (op == "bucket") return {integer_tensor("rel", {static_cast<std::int64_t>(in.rel.size())}, in.rel)};
-  return {};
-}
-
 // One case's outcome.
 struct outcome {
   call_status status = call_status::ok;
@@ -83,7 +68,7 @@ outcome run_case(implementation& impl, const std::string& op, const spec& s, op_
     templates.push_back(empty_tensor(e.name, op == "bucket" ? dtype::i64 : m.io, e.value.shape));
   }
   const auto bounds = output_bounds(m, op, s, in, exact_d);
-  const call_result got = impl.run(op, s.text(), io_inputs(op, in, m.io), templates);
+  const call_result got = impl.run(op, s.text(), io_inputs(op, s, in, m.io), templates);
   r.status = got.status;
   r.message = got.message;
   if (got.status != call_status::ok) {
@@ -276,9 +261,8 @@ check_result check_determinism(implementation& impl, const gate_options& o) {
   const auto result = props::run_rapidcheck({10, o.seed}, [&] {
     op_inputs in = draw_inputs(op, s, o.max_pos);
     if (op == "rotate") in.x = rounded(in.x, o.model.io);
-    std::vector<io_tensor> templates;  // only the output names and shapes are needed: the binary64 path gives them
-    for (const auto& e : run_op<double>(op, s, in)) templates.push_back(empty_tensor(e.name, op == "bucket" ? dtype::i64 : o.model.io, e.value.shape));
-    const auto inputs = io_inputs(op, in, o.model.io);
+    const auto templates = output_templates(op, s, in, o.model.io);
+    const auto inputs = io_inputs(op, s, in, o.model.io);
     const auto first = impl.run(op, s.text(), inputs, templates), second = impl.run(op, s.text(), inputs, templates);
     if (first.status == call_status::unsupported) {
       unsupported = true;

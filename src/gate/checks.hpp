@@ -1,4 +1,4 @@
-// The gate's checks on one implementation and one spec: conformance, golden, determinism.
+// The gate's checks on one implementation and one spec: conformance, golden, determinism and the laws.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -27,7 +27,7 @@ enum class verdict { pass, fail, unsupported, skipped };
 std::string_view verdict_name(verdict v);
 
 struct check_result {
-  std::string check;  // "conformance", "golden", "determinism"
+  std::string check;  // "conformance", "golden", "determinism", or a law's id
   std::string spec;
   verdict result = verdict::pass;
   int cases = 0;
@@ -36,10 +36,14 @@ struct check_result {
   std::string worst_where;      // which element
   std::string detail;           // why it failed / was skipped; the counterexample
   std::string reproduce;
+  bool law = false;  // a law's check: no reference is compared, so there is no error in ulps
 };
 
 check_result check_conformance(implementation& impl, const gate_options& o);
 check_result check_golden(implementation& impl, const gate_options& o);
 check_result check_determinism(implementation& impl, const gate_options& o);
+// One result per registry law marked on_implementations that applies to the spec's scheme, run on
+// the implementation alone (laws.cpp): no reference output is compared, only the law's identity.
+std::vector<check_result> check_laws(implementation& impl, const gate_options& o);
 
 }  // namespace pe::gate

@@ -1,0 +1,143 @@
+// The laws on the implementation alone: the property registry's laws marked on_implementations, run through a
+// backend that calls the implementation and carries the gate's error model (proofs/gate_laws.md).
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "gate/checks.hpp"
+#include "gate/op_io.hpp"
+#include "pe/error.hpp"
+#include "properties/property.hpp"
+#include "properties/runner.hpp"
+
+namespace pe::gate {
+namespace {
+
+// A call the law could not use: the implementation answered something other than ok.
+struct call_failed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The implementation as a law sees it. Inputs reach it rounded to the I/O dtype (stored), every
+// output carries the error model's bound (output_error), positions stay within --max-pos.
+class implementation_backend final : public props::backend<double> {
+ public:
+  implementation_backend(implementation& impl, const error_model& m, std::int64_t max_pos) : impl_(impl), model_(m), max_pos_(max_pos) {}
+
+  std::string name() const override { return impl_.name(); }
+  std::int64_t max_position() const override { return max_pos_; }
+  bool saw_unsupported() const { return unsupported_; }
+
+  std::vector<double> stored(std::vector<double> values) const override {
+    tensor<double> t({static_cast<std::int64_t>(values.size())});
+    t.data = std::move(values);
+    return as_doubles(real_tensor("", model_.io, t)).data;
+  }
+
+  std::vector<named_tensor<double>> run(std::string_view op, const spec& s, const op_inputs& in) const override {
+    // The attention factor and the frequencies are constants of the spec that pecheck knows:
+    // laws read them from the binary64 reference (norm preservation needs A, not the kernel's
+    // own report of it), so an implementation that offers rotate alone is judged all the same.
+    if (op == "inv_freq") return run_op<double>(op, s, in);
+    // After a crash, a hang or a stray write every later call would repeat it (a hang costs the
+    // whole time limit each time): the law fails at once, naming the first.
+    if (!fatal_.empty()) throw call_failed(fatal_ + " (on an earlier call; later calls were not made)");
+    const auto got = impl_.run(std::string(op), s.text(), io_inputs(op, s, in, model_.io), output_templates(op, s, in, model_.io));
+    if (got.status == call_status::unsupported) {
+      unsupported_ = true;
+      throw call_failed(fmt::format("unsupported: {}", got.message));
+    }
+    if (got.status != call_status::ok) {
+      const std::string what = fmt::format("{}: {} ({} on {})", status_name(got.status), got.message, op, s.text());
+      if (got.status == call_status::crashed || got.status == call_status::timed_out || got.status == call_status::out_of_bounds) fatal_ = what;
+      throw call_failed(what);
+    }
+    std::vector<named_tensor<double>> out;
+    for (std::size_t o = 0; o < got.outputs.size(); ++o) {
+      tensor<double> v(got.outputs[o].shape);
+      const float_format& f = got.outputs[o].type == dtype::i64 ? binary64 : dtype_format(model_.io);
+      std::optional<std::vector<named_tensor<double>>> reference;  // evaluated only if an output is not finite
+      for (std::int64_t e = 0; e < got.outputs[o].elements(); ++e) {
+        const double y = v.data[static_cast<std::size_t>(e)] = got.outputs[o].at(e);
+        if (std::isfinite(y)) continue;
+        // Finite in, finite out: only an exact value that overflows the dtype may come back infinite.
+        if (!reference) reference = run_op<double>(op, s, in);
+        if (y != round_to_format((*reference)[o].value.data[static_cast<std::size_t>(e)], f)) {
+          throw call_failed(fmt::format("bad output: {}[{}] = {} from finite inputs ({} on {})", got.outputs[o].name, e, y, op, s.text()));
+        }
+      }
+      out.push_back({got.outputs[o].name, std::move(v)});
+    }
+    return out;
+  }
+
+  // The error model's bound B(y exact) = k |y exact| + R, evaluated at the output itself: with
+  // |y - y exact| <= B, |y exact| <= (|y| + R) / (1 - k), so B <= (k |y| + R) / (1 - k).
+  std::vector<double> output_error(std::string_view op, const spec& s, const op_inputs& in, std::string_view name,
+                                   const tensor<double>& value) const override {
+    if (op == "inv_freq") return std::vector<double>(value.data.size(), 0.0);  // the reference's own (see run)
+    auto at_output = output_bounds(model_, op, s, in, {{std::string(name), value}}).at(0);
+    const double k = dtype_roundoff(model_.io) + model_.angle_coefficient * dtype_roundoff(model_.working);
+    for (auto& b : at_output) b /= 1 - k;
+    return at_output;
+  }
+
+ private:
+  implementation& impl_;
+  error_model model_;
+  std::int64_t max_pos_;
+  mutable bool unsupported_ = false;
+  mutable std::string fatal_;
+};
+
+// Whether rotate's frequencies read the call's length: dynamic and longrope scaling without a
+// seq_len in the spec (HF's behaviour: the rotation of a token changes with the batch it is in).
+bool reads_call_length(const spec& s) {
+  if (s.scheme() != "rope" || !s.has("scaling")) return false;
+  const spec& scaling = s.nested("scaling");
+  return (scaling.scheme() == "dynamic" || scaling.scheme() == "longrope") && !scaling.has("seq_len");
+}
+
+}  // namespace
+
+std::vector<check_result> check_laws(implementation& impl, const gate_options& o) {
+  const spec s = parse_spec(o.spec);
+  std::vector<check_result> out;
+  for (const auto& p : props::properties()) {
+    if (!p.on_implementations) continue;
+    bool applies = false;
+    for (const auto& t : p.targets) applies = applies || t.scheme == s.scheme();
+    if (!applies) continue;
+    check_result r{p.id, o.spec};
+    r.law = true;
+    r.reproduce = fmt::format("{} --spec {} --seed {} --cases {}", o.reproduce_prefix, props::shell_quote(o.spec), o.seed, o.cases);
+    if (p.compares_call_lengths && reads_call_length(s)) {
+      r.result = verdict::skipped;
+      r.detail = "this law compares calls of different lengths, and the spec's frequencies read the call's length "
+                 "(no seq_len in its scaling): it does not hold for the spec itself; pin seq_len to check it";
+      out.push_back(std::move(r));
+      continue;
+    }
+    if (o.progress) o.progress(p.id, 0, o.cases);
+    const implementation_backend backend(impl, o.model, o.max_pos);
+    const props::target fixed{o.spec, s.scheme(), props::expectation::holds, rc::gen::just(o.spec)};
+    const auto result = props::run_target(p, fixed, {o.cases, o.seed}, backend);
+    r.cases = result.cases;
+    r.worst_fraction = result.worst_fraction;
+    if (backend.saw_unsupported()) {
+      r.result = verdict::unsupported;
+      r.detail = fmt::format("{} answered unsupported for a call of {}", impl.name(), p.id);
+    } else if (!result.met) {
+      r.result = verdict::fail;
+      r.detail = fmt::format("{}: {}", p.statement, result.failure);
+      std::string example;
+      for (const char c : result.counterexample) example += c == '\n' ? std::string("; ") : std::string(1, c);
+      if (!example.empty()) r.detail += "\n    minimal case: " + example.substr(0, example.size() - 2);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace pe::gate

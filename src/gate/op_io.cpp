@@ -1,0 +1,48 @@
+// An op's inputs and outputs as io tensors (see op_io.hpp).
+#include "gate/op_io.hpp"
+
+#include "pe/schemes/absolute.hpp"
+
+namespace pe::gate {
+namespace {
+
+std::vector<std::int64_t> rows_shape(const std::vector<std::int64_t>& pos, std::int64_t axes) {
+  const auto n = static_cast<std::int64_t>(pos.size()) / axes;
+  return axes == 1 ? std::vector<std::int64_t>{n} : std::vector<std::int64_t>{n, axes};
+}
+
+std::vector<std::int64_t> length_of(const std::vector<std::int64_t>& v) { return {static_cast<std::int64_t>(v.size())}; }
+
+// T5's table [buckets, heads]: entry (b, h) is the one t5_bias looks up.
+tensor<double> t5_table(const spec& s) {
+  const std::int64_t buckets = s.integer("buckets"), heads = s.integer("heads");
+  tensor<double> t({buckets, heads});
+  t.data = learned_entries(static_cast<std::uint64_t>(s.integer("seed")), 0, buckets * heads, s.real("init_std"));
+  return t;
+}
+
+}  // namespace
+
+std::vector<io_tensor> io_inputs(std::string_view op, const spec& s, const op_inputs& in, dtype d) {
+  if (op == "rotate") return {real_tensor("x", d, in.x), integer_tensor("pos", rows_shape(in.pos, in.pos_axes), in.pos)};
+  if (op == "encode") return {integer_tensor("pos", rows_shape(in.pos, in.pos_axes), in.pos)};
+  if (op == "bias") {
+    std::vector<io_tensor> out = {integer_tensor("qpos", length_of(in.qpos), in.qpos), integer_tensor("kpos", length_of(in.kpos), in.kpos)};
+    if (s.scheme() == "t5") out.push_back(real_tensor("table", d, t5_table(s)));
+    return out;
+  }
+  if (op == "bucket") return {integer_tensor("rel", length_of(in.rel), in.rel)};
+  return {};
+}
+
+std::vector<io_tensor> output_templates(std::string_view op, const spec& s, const op_inputs& in, dtype d) {
+  // The shapes the gate calls most, without evaluating the reference (its rotation runs in MPFR).
+  if (op == "rotate") return {empty_tensor("y", d, in.x.shape)};
+  const auto n_q = static_cast<std::int64_t>(in.qpos.size()), n_k = static_cast<std::int64_t>(in.kpos.size());
+  if (op == "bias" && (s.scheme() == "alibi" || s.scheme() == "t5")) return {empty_tensor("bias", d, {s.integer("heads"), n_q, n_k})};
+  std::vector<io_tensor> out;
+  for (const auto& e : run_op<double>(op, s, in)) out.push_back(empty_tensor(e.name, op == "bucket" ? dtype::i64 : d, e.value.shape));
+  return out;
+}
+
+}  // namespace pe::gate
