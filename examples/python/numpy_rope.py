@@ -14,18 +14,26 @@ import numpy as np  # noqa: E402
 from pecheck_serve import Unsupported, serve, spec_field  # noqa: E402
 
 
+def frequencies(spec):
+    """inv_freq [r/2] in float32, HF's way."""
+    rotary = int(spec_field(spec, "rotary_dim"))
+    base = np.float32(float(spec_field(spec, "base")))
+    return np.float32(1) / base ** (np.arange(0, rotary, 2, dtype=np.float32) / np.float32(rotary))
+
+
 def rope(op, spec, inputs):
-    if op != "rotate" or not spec.startswith("rope("):
+    if op not in ("rotate", "inv_freq") or not spec.startswith("rope("):
         raise Unsupported(op)
     if spec_field(spec, "scaling") or spec_field(spec, "freqs") or float(spec_field(spec, "truncate_low") or 0) != 0:
         raise Unsupported("scalings, explicit freqs and p-RoPE")
+    inv_freq = frequencies(spec)
+    if op == "inv_freq":  # unscaled: the attention factor is 1
+        return {"inv_freq": inv_freq, "attention_factor": np.array(1, dtype=np.float32)}
     x, pos = inputs["x"], inputs["pos"]
     if x.dtype != np.float32:
         raise Unsupported(f"x in {x.dtype}")
-    dim, rotary = int(spec_field(spec, "dim")), int(spec_field(spec, "rotary_dim"))
-    base = np.float32(float(spec_field(spec, "base")))
+    rotary = int(spec_field(spec, "rotary_dim"))
     neox = spec_field(spec, "layout") == "neox"
-    inv_freq = np.float32(1) / base ** (np.arange(0, rotary, 2, dtype=np.float32) / np.float32(rotary))
     angles = pos.astype(np.float32)[:, None] * inv_freq[None, :]  # [T, r/2]
     cos, sin = np.cos(angles)[:, None, :], np.sin(angles)[:, None, :]  # [T, 1, r/2]
     y = x.copy()
@@ -41,4 +49,4 @@ def rope(op, spec, inputs):
 
 
 if __name__ == "__main__":
-    serve(rope, name="example NumPy RoPE (HF-style binary32)", ops=["rotate"])
+    serve(rope, name="example NumPy RoPE (HF-style binary32)", ops=["rotate", "inv_freq"])

@@ -30,10 +30,10 @@ struct gate_cli {
 
 std::string line_of(const pe::gate::check_result& r, const std::string& dtype) {
   std::string out = fmt::format("{:<11} {:<28} {}", pe::gate::verdict_name(r.result), r.check, r.spec);
-  if (r.result == pe::gate::verdict::pass && r.check == "determinism") out += fmt::format("  ({} cases, bitwise)", r.cases);
-  else if (r.result == pe::gate::verdict::pass && r.law) out += fmt::format("  ({} cases; worst {:.3g} of its bound)", r.cases, r.worst_fraction);
+  if (r.result == pe::gate::verdict::pass && r.check == "determinism") out += fmt::format("  ({} case{}, bitwise)", r.cases, r.cases == 1 ? "" : "s");
+  else if (r.result == pe::gate::verdict::pass && r.law) out += fmt::format("  ({} case{}; worst {:.3g} of its bound)", r.cases, r.cases == 1 ? "" : "s", r.worst_fraction);
   else if (r.result == pe::gate::verdict::pass) {
-    out += fmt::format("  ({} cases; worst {:.3g} ulp {}, {:.3g} of its bound)", r.cases, r.worst_ulps, dtype, r.worst_fraction);
+    out += fmt::format("  ({} case{}; worst {:.3g} ulp {}, {:.3g} of its bound)", r.cases, r.cases == 1 ? "" : "s", r.worst_ulps, dtype, r.worst_fraction);
   }
   if (!r.detail.empty()) out += "\n    " + r.detail;
   if (r.result == pe::gate::verdict::fail) out += "\n    reproduce: " + r.reproduce;
@@ -128,7 +128,7 @@ std::function<int()> add_gate_command(CLI::App& app) {
             std::fflush(stderr);
           };
         }
-        into.push_back(pe::gate::check_conformance(target, g));
+        for (auto& c : pe::gate::check_conformance(target, g)) into.push_back(std::move(c));
         into.push_back(pe::gate::check_golden(target, g));
         into.push_back(pe::gate::check_determinism(target, g));
         for (auto& law : pe::gate::check_laws(target, g)) into.push_back(std::move(law));

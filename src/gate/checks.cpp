@@ -30,14 +30,19 @@ std::string_view verdict_name(verdict v) {
 
 namespace {
 
-// The op the gate exercises for a scheme (none for the attend-only schemes).
-std::string op_for(const spec& s) {
+// The ops the gate exercises for a scheme, the main one first (none for the attend-only schemes).
+std::vector<std::string> ops_for(const spec& s) {
   const std::string& n = s.scheme();
-  if (n == "rope" || n == "rope_nd" || n == "mrope") return "rotate";
-  if (n == "sinusoidal" || n == "integer" || n == "normalized" || n == "binary" || n == "learned" || n == "none") return "encode";
-  if (n == "alibi") return "bias";
-  if (n == "t5" || n == "deberta") return "bucket";
-  return "";
+  if (n == "rope" || n == "rope_nd" || n == "mrope") return {"rotate", "inv_freq"};
+  if (n == "sinusoidal" || n == "integer" || n == "normalized" || n == "binary" || n == "learned" || n == "none") return {"encode"};
+  if (n == "alibi") return {"bias"};
+  if (n == "t5") return {"bucket", "bias"};
+  if (n == "deberta") return {"bucket"};
+  return {};
+}
+std::string main_op(const spec& s) {
+  const auto ops = ops_for(s);
+  return ops.empty() ? "" : ops.front();
 }
 
 // Real inputs rounded to the I/O dtype, as the implementation will see them.
@@ -145,24 +150,26 @@ op_inputs draw_inputs(const std::string& op, const spec& s, std::int64_t max_pos
 
 }  // namespace
 
-check_result check_conformance(implementation& impl, const gate_options& o) {
-  check_result r{"conformance", o.spec};
-  const spec s = parse_spec(o.spec);
-  const std::string op = op_for(s);
+namespace {
+
+// Conformance of one op: RapidCheck cases (inv_freq has no inputs: one case) against the exact reference.
+check_result conformance_of(implementation& impl, const gate_options& o, const spec& s, const std::string& op) {
+  check_result r{"conformance." + op, o.spec};
   r.reproduce = fmt::format("{} --spec {} --seed {} --cases {}", o.reproduce_prefix, props::shell_quote(o.spec), o.seed, o.cases);
-  if (op.empty()) {
+  if (op == "inv_freq" && reads_call_length(s)) {
     r.result = verdict::skipped;
-    r.detail = fmt::format("{} is checked through attend, which this gate version does not drive", s.scheme());
+    r.detail = "the spec's frequencies read the call's length (no seq_len in its scaling), and inv_freq has no positions; pin seq_len to check it";
     return r;
   }
+  const int cases = op == "inv_freq" ? 1 : o.cases;
   bool unsupported = false, fatal = false;
   int tried = 0;  // cases drawn so far, shrinking included (progress only)
   outcome worst;
-  const auto result = props::run_rapidcheck({o.cases, o.seed}, [&] {
+  const auto result = props::run_rapidcheck({cases, o.seed}, [&] {
     // After a crash, hang or stray write, shrinking would repeat it (a hang costs the whole
     // time limit each time): later cases pass untried, so the first failing case is reported.
     if (fatal) return;
-    if (o.progress) o.progress("conformance", ++tried, o.cases);
+    if (o.progress) o.progress(r.check, ++tried, cases);
     const op_inputs in = draw_inputs(op, s, o.max_pos);
     const outcome c = run_case(impl, op, s, in, o.model);
     fatal = c.status == call_status::crashed || c.status == call_status::timed_out || c.status == call_status::out_of_bounds;
@@ -203,6 +210,21 @@ check_result check_conformance(implementation& impl, const gate_options& o) {
   return r;
 }
 
+}  // namespace
+
+std::vector<check_result> check_conformance(implementation& impl, const gate_options& o) {
+  const spec s = parse_spec(o.spec);
+  std::vector<check_result> out;
+  for (const auto& op : ops_for(s)) out.push_back(conformance_of(impl, o, s, op));
+  if (out.empty()) {
+    check_result r{"conformance.attend", o.spec};
+    r.result = verdict::skipped;
+    r.detail = fmt::format("{} is checked through attend, which this gate version does not drive", s.scheme());
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 check_result check_golden(implementation& impl, const gate_options& o) {
   check_result r{"golden", o.spec};
   const spec s = parse_spec(o.spec);
@@ -223,7 +245,8 @@ check_result check_golden(implementation& impl, const gate_options& o) {
     body << f.rdbuf();
     const auto file = golden::parse_golden(body.str(), (o.golden_dir / entry.path).string());
     const spec fs = parse_spec(file.spec);
-    if (fs.scheme() != s.scheme() || file.op != op_for(fs)) continue;
+    const auto ops = ops_for(fs);
+    if (fs.scheme() != s.scheme() || std::find(ops.begin(), ops.end(), file.op) == ops.end()) continue;
     for (const auto& c : file.cases) {
       if (o.progress) o.progress("golden", r.cases + 1, 0);  // the total is not known up front
       const outcome out = run_case(impl, file.op, fs, golden::op_inputs_of(file.op, fs, c, entry.path), o.model);
@@ -250,7 +273,7 @@ check_result check_golden(implementation& impl, const gate_options& o) {
 check_result check_determinism(implementation& impl, const gate_options& o) {
   check_result r{"determinism", o.spec};
   const spec s = parse_spec(o.spec);
-  const std::string op = op_for(s);
+  const std::string op = main_op(s);
   r.reproduce = fmt::format("{} --spec {} --seed {}", o.reproduce_prefix, props::shell_quote(o.spec), o.seed);
   if (op.empty()) {
     r.result = verdict::skipped;

@@ -27,7 +27,7 @@ enum class verdict { pass, fail, unsupported, skipped };
 std::string_view verdict_name(verdict v);
 
 struct check_result {
-  std::string check;  // "conformance", "golden", "determinism", or a law's id
+  std::string check;  // "conformance.<op>", "golden", "determinism", or a law's id
   std::string spec;
   verdict result = verdict::pass;
   int cases = 0;
@@ -39,7 +39,9 @@ struct check_result {
   bool law = false;  // a law's check: no reference is compared, so there is no error in ulps
 };
 
-check_result check_conformance(implementation& impl, const gate_options& o);
+// One result per op of the scheme: conformance.rotate and conformance.inv_freq for the RoPE
+// family, conformance.bucket and conformance.bias for T5, conformance.encode, conformance.bias ...
+std::vector<check_result> check_conformance(implementation& impl, const gate_options& o);
 check_result check_golden(implementation& impl, const gate_options& o);
 check_result check_determinism(implementation& impl, const gate_options& o);
 // One result per registry law marked on_implementations that applies to the spec's scheme, run on

@@ -91,14 +91,6 @@ class implementation_backend final : public props::backend<double> {
   mutable std::string fatal_;
 };
 
-// Whether rotate's frequencies read the call's length: dynamic and longrope scaling without a
-// seq_len in the spec (HF's behaviour: the rotation of a token changes with the batch it is in).
-bool reads_call_length(const spec& s) {
-  if (s.scheme() != "rope" || !s.has("scaling")) return false;
-  const spec& scaling = s.nested("scaling");
-  return (scaling.scheme() == "dynamic" || scaling.scheme() == "longrope") && !scaling.has("seq_len");
-}
-
 }  // namespace
 
 std::vector<check_result> check_laws(implementation& impl, const gate_options& o) {

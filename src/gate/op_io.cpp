@@ -45,4 +45,10 @@ std::vector<io_tensor> output_templates(std::string_view op, const spec& s, cons
   return out;
 }
 
+bool reads_call_length(const spec& s) {
+  if (s.scheme() != "rope" || !s.has("scaling")) return false;
+  const spec& scaling = s.nested("scaling");
+  return (scaling.scheme() == "dynamic" || scaling.scheme() == "longrope") && !scaling.has("seq_len");
+}
+
 }  // namespace pe::gate

@@ -18,4 +18,8 @@ std::vector<io_tensor> io_inputs(std::string_view op, const spec& s, const op_in
 // reference, real outputs in dtype d, buckets as int64.
 std::vector<io_tensor> output_templates(std::string_view op, const spec& s, const op_inputs& in, dtype d);
 
+// Whether rotate's frequencies read the call's length: dynamic and longrope scaling without a
+// seq_len in the spec (HF's behaviour: a token's rotation changes with the batch it is in).
+bool reads_call_length(const spec& s);
+
 }  // namespace pe::gate

@@ -94,6 +94,15 @@ std::vector<std::vector<double>> output_bounds(const error_model& m, std::string
       }
     return out;
   }
+  if (op == "inv_freq" && rope_family) {
+    // w = base^(-2i/r): the exponent's rounding amplified by ln base, pow and the division (and
+    // a scaling's few operations) within C; the attention factor is a few operations.
+    const double log_base = std::log(s.real("base"));
+    for (std::size_t o = 0; o < out.size(); ++o)
+      for (std::size_t k = 0; k < out[o].size(); ++k)
+        out[o][k] += (exact[o].name == "inv_freq" ? c + log_base : c) * u_w * std::abs(exact[o].value.data[k]);
+    return out;
+  }
   // Everything else is a few working-precision operations per value (frequencies, slopes times
   // distances, table lookups): C u_w relative.
   for (std::size_t o = 0; o < out.size(); ++o)

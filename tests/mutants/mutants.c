@@ -1,6 +1,6 @@
 /* Deliberately wrong implementations for the gate's own test: one source, one bug per build
  * (-DMUTANT=n), each modelled on a real bug class; MUTANT=0 is the correct build, which must pass.
- * Ops: rope rotate (f32), alibi bias, t5 bucket, sinusoidal encode. */
+ * Ops: rope rotate and inv_freq (f32), alibi bias, t5 bucket and bias, sinusoidal encode. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +178,33 @@ static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
   return PE_OK;
 }
 
+/* inv_freq [rotary/2] and attention_factor [] of a rope spec, with this build's frequency bugs. */
+static int32_t rope_inv_freq(const char *spec, pe_tensor *out, int32_t n_out) {
+  if (pe_spec_field(spec, "freqs")) return PE_UNSUPPORTED;
+  const char *cut = pe_spec_field(spec, "truncate_low");
+  if (cut && strtod(cut, NULL) != 0) return PE_UNSUPPORTED;
+  const long dim = strtol(pe_spec_field(spec, "dim"), NULL, 10);
+  long rotary = strtol(pe_spec_field(spec, "rotary_dim"), NULL, 10);
+  float base = strtof(pe_spec_field(spec, "base"), NULL);
+  if (MUTANT == WRONG_BASE) base = 10000.0f;
+  if (MUTANT == ROTARY_WINDOW) rotary = dim;
+  const long denominator = MUTANT == HEAD_DIM_DENOMINATOR ? dim : rotary;
+  pe_tensor *freq = NULL, *factor = NULL;
+  for (int32_t o = 0; o < n_out; ++o) {
+    if (strcmp(out[o].name, "inv_freq") == 0) freq = &out[o];
+    if (strcmp(out[o].name, "attention_factor") == 0) factor = &out[o];
+  }
+  if (!freq || !factor || freq->rank != 1 || freq->shape[0] != rotary / 2) return PE_ERROR; /* never write past an output */
+  float *w = (float *)freq->data, a;
+  if (!frequencies(spec, rotary, denominator, base, 0, w, &a)) return PE_UNSUPPORTED;
+  if (MUTANT == BF16_INV_FREQ)
+    for (long i = 0; i < rotary / 2; ++i) w[i] = round_bits(w[i], 8);
+  if (MUTANT == YARN_MAGNITUDE_TWICE) a *= a;
+  if (MUTANT == YARN_MAGNITUDE_MISSING) a = 1.0f;
+  *(float *)factor->data = a;
+  return PE_OK;
+}
+
 static int32_t alibi(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out) {
   const long heads = strtol(pe_spec_field(spec, "heads"), NULL, 10);
   const int causal = strncmp(pe_spec_field(spec, "causal"), "true", 4) == 0;
@@ -199,23 +226,43 @@ static int32_t alibi(const char *spec, const pe_tensor *in, int32_t n_in, pe_ten
   return PE_OK;
 }
 
+/* T5's bucket of key - query (the mutant T5_NO_CLAMP drops the last-bucket clamp). */
+static int64_t t5_bucket_of(int64_t r, long buckets, long max_distance, int bidirectional) {
+  long per = buckets, offset = 0;
+  long double n;
+  if (bidirectional) per = buckets / 2, offset = r > 0 ? per : 0, n = (long double)llabs(r);
+  else n = r < 0 ? (long double)(-r) : 0;
+  const long exact = per / 2;
+  if (n < exact) return offset + (int64_t)n;
+  long m = (long)floorl((per - exact) * logl(n / exact) / logl((long double)max_distance / exact));
+  if (MUTANT != T5_NO_CLAMP && m > per - exact - 1) m = per - exact - 1;
+  return offset + exact + m;
+}
+
 static int32_t t5_bucket(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out) {
   const long buckets = strtol(pe_spec_field(spec, "buckets"), NULL, 10), max_distance = strtol(pe_spec_field(spec, "max_distance"), NULL, 10);
   const int bidirectional = strncmp(pe_spec_field(spec, "bidirectional"), "true", 4) == 0;
   const pe_tensor *rel = pe_find_input(in, n_in, "rel");
   int64_t *b = (int64_t *)out->data;
-  for (int64_t e = 0; e < rel->shape[0]; ++e) {
-    const int64_t r = ((const int64_t *)rel->data)[e];
-    long per = buckets, offset = 0;
-    long double n;
-    if (bidirectional) per = buckets / 2, offset = r > 0 ? per : 0, n = (long double)llabs(r);
-    else n = r < 0 ? (long double)(-r) : 0;
-    const long exact = per / 2;
-    if (n < exact) { b[e] = offset + (int64_t)n; continue; }
-    long m = (long)floorl((per - exact) * logl(n / exact) / logl((long double)max_distance / exact));
-    if (MUTANT != T5_NO_CLAMP && m > per - exact - 1) m = per - exact - 1;
-    b[e] = offset + exact + m;
-  }
+  for (int64_t e = 0; e < rel->shape[0]; ++e) b[e] = t5_bucket_of(((const int64_t *)rel->data)[e], buckets, max_distance, bidirectional);
+  return PE_OK;
+}
+
+/* T5's bias [heads, nq, nk]: the table entry [bucket(k - q), h] of the table the gate passes in. */
+static int32_t t5_bias(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out) {
+  const long buckets = strtol(pe_spec_field(spec, "buckets"), NULL, 10), max_distance = strtol(pe_spec_field(spec, "max_distance"), NULL, 10);
+  const long heads = strtol(pe_spec_field(spec, "heads"), NULL, 10);
+  const int bidirectional = strncmp(pe_spec_field(spec, "bidirectional"), "true", 4) == 0;
+  const pe_tensor *q = pe_find_input(in, n_in, "qpos"), *k = pe_find_input(in, n_in, "kpos"), *table = pe_find_input(in, n_in, "table");
+  if (!q || !k || !table || table->rank != 2 || table->shape[0] != buckets || table->shape[1] != heads) return PE_ERROR;
+  const int64_t nq = q->shape[0], nk = k->shape[0];
+  const float *entries = (const float *)table->data;
+  float *bias = (float *)out->data;
+  for (int64_t i = 0; i < nq; ++i)
+    for (int64_t j = 0; j < nk; ++j) {
+      const int64_t b = t5_bucket_of(((const int64_t *)k->data)[j] - ((const int64_t *)q->data)[i], buckets, max_distance, bidirectional);
+      for (long h = 0; h < heads; ++h) bias[(h * nq + i) * nk + j] = entries[b * heads + h];
+    }
   return PE_OK;
 }
 
@@ -238,11 +285,13 @@ static int32_t sinusoidal(const char *spec, const pe_tensor *in, int32_t n_in, p
 
 int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, int32_t n_inputs, pe_tensor *outputs,
                     int32_t n_outputs, char *message, size_t message_size) {
-  (void)n_outputs, (void)message, (void)message_size;
+  (void)message, (void)message_size;
   if (MUTANT == UNSUPPORTED_EVERYTHING) return PE_UNSUPPORTED;
   if (strcmp(op, "rotate") == 0 && strncmp(spec, "rope(", 5) == 0) return rotate(spec, inputs, n_inputs, outputs);
   if (strcmp(op, "bias") == 0 && strncmp(spec, "alibi(", 6) == 0) return alibi(spec, inputs, n_inputs, outputs);
+  if (strcmp(op, "inv_freq") == 0 && strncmp(spec, "rope(", 5) == 0) return rope_inv_freq(spec, outputs, n_outputs);
   if (strcmp(op, "bucket") == 0 && strncmp(spec, "t5(", 3) == 0) return t5_bucket(spec, inputs, n_inputs, outputs);
+  if (strcmp(op, "bias") == 0 && strncmp(spec, "t5(", 3) == 0) return t5_bias(spec, inputs, n_inputs, outputs);
   if (strcmp(op, "encode") == 0 && strncmp(spec, "sinusoidal(", 11) == 0) return sinusoidal(spec, inputs, n_inputs, outputs);
   return PE_UNSUPPORTED;
 }
