@@ -127,14 +127,15 @@ class worst_part {
  public:
   explicit worst_part(double base_bound) : base_(base_bound) {}
   void add(double residual, double bound) {
-    if (!(residual > 0)) {
-      if (std::isnan(residual)) ratio_ = INFINITY;
+    if (std::isinf(bound)) return;  // anything is within (an output that overflowed to the same infinity)
+    if (std::isnan(residual) || std::isnan(bound)) {
+      ratio_ = INFINITY;
       return;
     }
-    ratio_ = std::max(ratio_, bound > 0 ? residual / bound : INFINITY);
+    if (residual > 0) ratio_ = std::max(ratio_, bound > 0 ? residual / bound : INFINITY);
   }
   measure result(double scale) const {
-    if (base_ > 0) return {ratio_ * base_, base_, scale};
+    if (base_ > 0 && std::isfinite(base_)) return {ratio_ * base_, base_, scale};
     return {ratio_, 1, scale};
   }
 

@@ -22,6 +22,46 @@ std::vector<std::int64_t> draw_row(std::int64_t axes, std::int64_t max = std::in
   return row;
 }
 
+// The dims gptj pairs as (o + 2i, o + 2i + 1) neox pairs as (o + i, o + i + w/2), per rotated block (o, w).
+std::vector<std::pair<std::int64_t, std::int64_t>> rotated_blocks(const spec& s) {
+  if (s.scheme() == "rope") return {{0, s.integer("rotary_dim")}};
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  std::int64_t offset = 0;
+  for (const double w : s.reals("axes")) out.push_back({offset, static_cast<std::int64_t>(w)}), offset += static_cast<std::int64_t>(w);
+  return out;
+}
+
+// Every rotated block as (offset, width, neox pairs?): rope's one block of rotary_dim, rope_nd's
+// axis blocks, mrope's single neox block over dim.
+struct rotated_block {
+  std::int64_t offset, width;
+  bool neox;
+};
+std::vector<rotated_block> rotated_blocks_of(const spec& s) {
+  if (s.scheme() == "mrope") return {{0, s.integer("dim"), true}};
+  std::vector<rotated_block> out;
+  for (const auto& [o, w] : rotated_blocks(s)) out.push_back({o, w, s.choice("layout") == "neox"});
+  return out;
+}
+
+// The dims as the rotation acts on them: every rotated pair (a, b), then every pass-through dim
+// alone ({d, -1}). Each pair's norm and each pair's share of a dot product are separately
+// invariant, so the laws judge them one by one: a fast-turning pair's error allowance (large at
+// large positions on an implementation) cannot hide an error in a slow pair.
+std::vector<std::pair<std::int64_t, std::int64_t>> dim_groups(const spec& s) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  std::vector<bool> rotated(static_cast<size_t>(rope_head_dim(s)), false);
+  for (const auto& [o, width, neox] : rotated_blocks_of(s))
+    for (std::int64_t i = 0; i < width / 2; ++i) {
+      const std::int64_t a = neox ? o + i : o + 2 * i, c = neox ? o + i + width / 2 : o + 2 * i + 1;
+      out.push_back({a, c});
+      rotated[a] = rotated[c] = true;
+    }
+  for (std::int64_t d = 0; d < static_cast<std::int64_t>(rotated.size()); ++d)
+    if (!rotated[d]) out.push_back({d, -1});
+  return out;
+}
+
 // x as the backend stores it, positions up to its max_position().
 template <class T>
 rotate_case draw_rotate(const backend<T>& b, const spec& s, std::int64_t max_tokens = 3) {
@@ -42,18 +82,6 @@ tensor<T> rotated(const backend<T>& b, const spec& s, const rotate_case& c) {
   return b.output("rotate", s, rotate_inputs(c.x, c.tokens, c.heads, c.dim, c.pos, c.axes), "y");
 }
 
-// How far <y_a, y_b> (rows at offsets a, b of n elements) may lie from the exact outputs' dot
-// product, given each element within its output_error e: sum |y_a| e_b + |y_b| e_a + e_a e_b.
-template <class T>
-double dot_error(const typename backend<T>::bounded& y, std::int64_t a, std::int64_t b, std::int64_t n) {
-  double out = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const auto ia = static_cast<size_t>(a + i), ib = static_cast<size_t>(b + i);
-    out += std::abs(as_double(y.value.data[ia])) * y.error[ib] + std::abs(as_double(y.value.data[ib])) * y.error[ia] + y.error[ia] * y.error[ib];
-  }
-  return out;
-}
-
 // Dot product of rows a and b (length n, offsets in elements) and the sum of |products|.
 template <class T>
 std::pair<T, double> dot_with_magnitude(const tensor<T>& ta, std::int64_t a, const tensor<T>& tb, std::int64_t b, std::int64_t n) {
@@ -67,31 +95,38 @@ std::pair<T, double> dot_with_magnitude(const tensor<T>& ta, std::int64_t a, con
   return {acc, mag};
 }
 
-// ||y_rot||^2 = af^2 ||x_rot||^2 on the rotated dims; the pass-through dims come back unchanged.
+// y_a^2 + y_b^2 = af^2 (x_a^2 + x_b^2) for every rotated pair; the pass-through dims come back unchanged.
 template <class T>
 struct norm_preservation {
   static measure run(const backend<T>& b, const spec& s) {
     const auto c = draw_rotate(b, s);
     const auto y = b.output_with_error("rotate", s, rotate_inputs(c.x, c.tokens, c.heads, c.dim, c.pos, c.axes), "y");
     const T af = attention_factor(b, s);
-    const std::int64_t r = rope_rotated_dims(s);
-    const double u = unit_roundoff<T>(), n = static_cast<double>(r);
-    // Relative: y rounded (2u), its squares summed (gamma_r), af^2 (3u), x's squares summed (gamma_r), the product (u).
-    worst_part worst(1.01 * (6 * u + 2 * gamma(n, u)));
-    for (std::int64_t row = 0; row < c.tokens * c.heads; ++row) {
-      T ny(0), nx(0);
-      double slack = 0;  // | ||y||^2 - ||y exact||^2 | from the output errors: sum 2 |y| e + 3 e^2
-      for (std::int64_t d = 0; d < c.dim; ++d) {
-        const auto at = static_cast<size_t>(row * c.dim + d);
-        const T yv = y.value.data[at], xv(c.x[at]);
-        const double e = y.error[at];
-        if (d < r) ny += yv * yv, nx += xv * xv, slack += 2 * std::abs(as_double(yv)) * e + 3 * e * e;
-        else worst.add(std::abs(as_double(T(yv - xv))), e);  // pass-through: a copy, exact for the reference
+    const double u = unit_roundoff<T>();
+    // Relative, per pair: y rounded (2u), its two squares summed (gamma_2), af^2 (3u), x's squares
+    // summed (gamma_2), the product (u).
+    const double base = 1.01 * (6 * u + 2 * gamma(2, u));
+    worst_part worst(base);
+    const auto groups = dim_groups(s);
+    for (std::int64_t row = 0; row < c.tokens * c.heads; ++row)
+      for (const auto& [a, d] : groups) {
+        const auto at = [&](std::int64_t dim) { return static_cast<size_t>(row * c.dim + dim); };
+        if (d < 0) {  // pass-through: a copy, exact for the reference
+          worst.add(abs_difference(y.value.data[at(a)], T(c.x[at(a)])), y.error[at(a)]);
+          continue;
+        }
+        T ny(0), nx(0);
+        double slack = 0;  // |y_a^2 + y_b^2 - (exact)| from the output errors: sum 2 |y| e + 3 e^2
+        for (const auto dim : {a, d}) {
+          const T yv = y.value.data[at(dim)], xv(c.x[at(dim)]);
+          const double e = y.error[at(dim)];
+          ny += yv * yv, nx += xv * xv, slack += 2 * std::abs(as_double(yv)) * e + 3 * e * e;
+        }
+        const T expected = af * af * nx;
+        const double magnitude = as_double(expected);
+        if (magnitude > 0) worst.add(abs_difference(ny, expected) / magnitude, base + slack / magnitude);
+        else worst.add(std::abs(as_double(ny)), slack);  // a zero pair stays zero
       }
-      const T expected = af * af * nx;
-      const double magnitude = as_double(expected);
-      if (magnitude > 0) worst.add(abs_difference(ny, expected) / magnitude, 1.01 * (6 * u + 2 * gamma(n, u)) + slack / magnitude);
-    }
     return worst.result(1);
   }
 };
@@ -104,14 +139,37 @@ double two_dots_error(double mag1, double mag2, std::int64_t dim) {
   return 1.01 * (2 * u + gamma(static_cast<double>(dim), u)) * (mag1 + mag2);
 }
 
-// <R_m q, R_n k> and <R_(m-c) q, R_(n-c) k> against each other, within their summation error and
-// the outputs' errors (output_error).
+// <R_m q, R_n k> and <R_(m-c) q, R_(n-c) k> against each other (y1, y2: q at row 0, k at row
+// dim), pair by pair: each pair's share (y_q,a y_k,a + y_q,b y_k,b) and each pass-through dim's
+// product is separately invariant. Each share is within 1.01 (2u + gamma_n) of its |products|
+// (each factor rounded once, then the sum of n <= 2), plus the outputs' errors: with y = y exact
+// + delta, |delta| <= e, y_q y_k moves by at most |y_q| e_k + |y_k| e_q + e_q e_k.
 template <class T>
-measure same_score(const typename backend<T>::bounded& y1, const typename backend<T>::bounded& y2, std::int64_t dim) {
-  const auto [d1, mag1] = dot_with_magnitude(y1.value, 0, y1.value, dim, dim);
-  const auto [d2, mag2] = dot_with_magnitude(y2.value, 0, y2.value, dim, dim);
-  const double bound = two_dots_error<T>(mag1, mag2, dim) + dot_error<T>(y1, 0, dim, dim) + dot_error<T>(y2, 0, dim, dim);
-  return {std::abs(as_double(T(d1 - d2))), bound, std::max({mag1, mag2, 1e-300})};
+measure same_score(const typename backend<T>::bounded& y1, const typename backend<T>::bounded& y2, const spec& s, std::int64_t dim) {
+  const double u = unit_roundoff<T>();
+  std::vector<std::pair<double, double>> parts;  // residual, bound
+  double all1 = 0, all2 = 0;
+  for (const auto& [a, d] : dim_groups(s)) {
+    T d1(0), d2(0);
+    double mag1 = 0, mag2 = 0, moved = 0, n = 0;
+    for (const auto dim_at : {a, d}) {
+      if (dim_at < 0) continue;
+      n += 1;
+      const auto qi = static_cast<size_t>(dim_at), ki = static_cast<size_t>(dim + dim_at);
+      for (const auto* y : {&y1, &y2}) {
+        const T prod = y->value.data[qi] * y->value.data[ki];
+        (y == &y1 ? d1 : d2) += prod;
+        (y == &y1 ? mag1 : mag2) += std::abs(as_double(prod));
+        moved += std::abs(as_double(y->value.data[qi])) * y->error[ki] + std::abs(as_double(y->value.data[ki])) * y->error[qi] +
+                 y->error[qi] * y->error[ki];
+      }
+    }
+    parts.push_back({abs_difference(d1, d2), 1.01 * (2 * u + gamma(n, u)) * (mag1 + mag2) + moved});
+    all1 += mag1, all2 += mag2;
+  }
+  worst_part worst(two_dots_error<T>(all1, all2, dim));  // the whole dot's bound: the ladder reads residual / scale
+  for (const auto& [residual, bound] : parts) worst.add(residual, bound);
+  return worst.result(std::max({all1, all2, 1e-300}));
 }
 
 // <R_m q, R_n k> = <R_(m-c) q, R_(n-c) k> with c = min(m, n): the score sees only n - m (per axis
@@ -128,7 +186,7 @@ struct relative_inner_product {
     absolute.insert(absolute.end(), n.begin(), n.end());
     for (std::int64_t a = 0; a < axes; ++a) relative.push_back(m[a] - std::min(m[a], n[a]));
     for (std::int64_t a = 0; a < axes; ++a) relative.push_back(n[a] - std::min(m[a], n[a]));
-    return same_score<T>(rotated_with_error(b, s, x, 2, 1, absolute), rotated_with_error(b, s, x, 2, 1, relative), dim);
+    return same_score<T>(rotated_with_error(b, s, x, 2, 1, absolute), rotated_with_error(b, s, x, 2, 1, relative), s, dim);
   }
 };
 
@@ -146,7 +204,7 @@ struct shift_invariance {
     std::vector<std::int64_t> plain = m, shifted;
     plain.insert(plain.end(), n.begin(), n.end());
     for (std::int64_t e = 0; e < 2 * axes; ++e) shifted.push_back(plain[e] + t[e % axes]);
-    return same_score<T>(rotated_with_error(b, s, x, 2, 1, plain), rotated_with_error(b, s, x, 2, 1, shifted), dim);
+    return same_score<T>(rotated_with_error(b, s, x, 2, 1, plain), rotated_with_error(b, s, x, 2, 1, shifted), s, dim);
   }
 };
 
@@ -258,28 +316,6 @@ struct linearity {
     return worst.result(std::max({max_abs(rz.value), mags, 1e-300}));
   }
 };
-
-// The dims gptj pairs as (o + 2i, o + 2i + 1) neox pairs as (o + i, o + i + w/2), per rotated block (o, w).
-std::vector<std::pair<std::int64_t, std::int64_t>> rotated_blocks(const spec& s) {
-  if (s.scheme() == "rope") return {{0, s.integer("rotary_dim")}};
-  std::vector<std::pair<std::int64_t, std::int64_t>> out;
-  std::int64_t offset = 0;
-  for (const double w : s.reals("axes")) out.push_back({offset, static_cast<std::int64_t>(w)}), offset += static_cast<std::int64_t>(w);
-  return out;
-}
-
-// Every rotated block as (offset, width, neox pairs?): rope's one block of rotary_dim, rope_nd's
-// axis blocks, mrope's single neox block over dim.
-struct rotated_block {
-  std::int64_t offset, width;
-  bool neox;
-};
-std::vector<rotated_block> rotated_blocks_of(const spec& s) {
-  if (s.scheme() == "mrope") return {{0, s.integer("dim"), true}};
-  std::vector<rotated_block> out;
-  for (const auto& [o, w] : rotated_blocks(s)) out.push_back({o, w, s.choice("layout") == "neox"});
-  return out;
-}
 
 spec with_field(const spec& s, const std::string& key, nlohmann::json value) {
   auto j = s.json();
@@ -435,8 +471,10 @@ template <class T>
 struct kv_offset_consistency {
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t axes = position_axes(s), dim = rope_head_dim(s);
-    const auto tokens = *rc::gen::inRange<std::int64_t>(2, 9), heads = *rc::gen::inRange<std::int64_t>(1, 3);
-    const auto offset = *gen_position(std::max<std::int64_t>(b.max_position() - tokens + 1, 0));
+    // At most max_position + 1 tokens, so that every position o + t stays within it.
+    const auto tokens = *rc::gen::inRange<std::int64_t>(2, std::min<std::int64_t>(9, b.max_position() + 2));
+    const auto heads = *rc::gen::inRange<std::int64_t>(1, 3);
+    const auto offset = *gen_position(b.max_position() - tokens + 1);
     const auto from = *rc::gen::inRange<std::int64_t>(0, tokens), to = from + *rc::gen::inRange<std::int64_t>(1, tokens - from + 1);
     const auto x = b.stored(*gen_vector(tokens * heads * dim));
     std::vector<std::int64_t> pos;
@@ -569,7 +607,7 @@ std::vector<target> rope_family(bool axial) {
 
 void add_rope_properties(std::vector<property>& out) {
   out.push_back(on_implementations(make_property<norm_preservation>(
-      "rope.norm_preservation", "rotation keeps lengths: ||y|| = attention_factor ||x|| on the rotated dims, pass-through unchanged",
+      "rope.norm_preservation", "rotation keeps lengths: each pair has y_a^2 + y_b^2 = attention_factor^2 (x_a^2 + x_b^2), pass-through dims unchanged",
       law_kind::identity, rope_family(true))));
   out.push_back(on_implementations(make_property<relative_inner_product>(
       "rope.relative_inner_product", "<R_m q, R_n k> = <R_(m-c) q, R_(n-c) k> with c = min(m, n): the score depends on positions only through n - m",

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """A correct single-file NumPy RoPE for `pecheck gate --impl-cmd`, in binary32 the way Hugging Face
 computes it: inv_freq = 1 / base^(arange(0, r, 2) / r) in float32, angles = float32(pos) * inv_freq,
-cos/sin in float32, y = x cos + rotate_half(x) sin (neox) or the interleaved pairs (gptj).
+cos/sin in float32, y = x cos + rotate_half(x) sin (neox) or the interleaved pairs (gptj); and RoPE
+attention (op attend) in float32.
 
     pecheck gate --impl-cmd '/usr/bin/python3 examples/python/numpy_rope.py' --spec 'rope(dim=128, layout=neox)'
 """
@@ -21,17 +22,9 @@ def frequencies(spec):
     return np.float32(1) / base ** (np.arange(0, rotary, 2, dtype=np.float32) / np.float32(rotary))
 
 
-def rope(op, spec, inputs):
-    if op not in ("rotate", "inv_freq") or not spec.startswith("rope("):
-        raise Unsupported(op)
-    if spec_field(spec, "scaling") or spec_field(spec, "freqs") or float(spec_field(spec, "truncate_low") or 0) != 0:
-        raise Unsupported("scalings, explicit freqs and p-RoPE")
+def rotated(spec, x, pos):
+    """x [T, H, D] rotated at positions pos [T], float32 throughout."""
     inv_freq = frequencies(spec)
-    if op == "inv_freq":  # unscaled: the attention factor is 1
-        return {"inv_freq": inv_freq, "attention_factor": np.array(1, dtype=np.float32)}
-    x, pos = inputs["x"], inputs["pos"]
-    if x.dtype != np.float32:
-        raise Unsupported(f"x in {x.dtype}")
     rotary = int(spec_field(spec, "rotary_dim"))
     neox = spec_field(spec, "layout") == "neox"
     angles = pos.astype(np.float32)[:, None] * inv_freq[None, :]  # [T, r/2]
@@ -45,8 +38,34 @@ def rope(op, spec, inputs):
         a, b = x[..., 0:rotary:2], x[..., 1:rotary:2]
         y[..., 0:rotary:2] = a * cos - b * sin
         y[..., 1:rotary:2] = b * cos + a * sin
-    return {"y": y}
+    return y
+
+
+def attention(spec, inputs):
+    """softmax(R q . R k / sqrt(D) + causal mask) v per head, float32, the row maximum subtracted."""
+    q, k, v = (rotated(spec, inputs[n], inputs[p]) if p else inputs[n] for n, p in (("q", "qpos"), ("k", "kpos"), ("v", None)))
+    scores = np.einsum("thd,shd->hts", q, k) / np.sqrt(np.float32(q.shape[2]))
+    if int(inputs["causal"]):
+        hidden = inputs["kpos"][None, :] > inputs["qpos"][:, None]  # [T, S]
+        scores = np.where(hidden[None, :, :], np.float32(-np.inf), scores)
+    weights = np.exp(scores - scores.max(axis=2, keepdims=True))
+    weights /= weights.sum(axis=2, keepdims=True)
+    return {"out": np.einsum("hts,shv->thv", weights, v).astype(np.float32)}
+
+
+def rope(op, spec, inputs):
+    if op not in ("rotate", "inv_freq", "attend") or not spec.startswith("rope("):
+        raise Unsupported(op)
+    if spec_field(spec, "scaling") or spec_field(spec, "freqs") or float(spec_field(spec, "truncate_low") or 0) != 0:
+        raise Unsupported("scalings, explicit freqs and p-RoPE")
+    if op == "inv_freq":  # unscaled: the attention factor is 1
+        return {"inv_freq": frequencies(spec), "attention_factor": np.array(1, dtype=np.float32)}
+    if any(t.dtype != np.float32 for t in inputs.values() if t.dtype.kind == "f"):
+        raise Unsupported("inputs other than float32")
+    if op == "attend":
+        return attention(spec, inputs)
+    return {"y": rotated(spec, inputs["x"], inputs["pos"])}
 
 
 if __name__ == "__main__":
-    serve(rope, name="example NumPy RoPE (HF-style binary32)", ops=["rotate", "inv_freq"])
+    serve(rope, name="example NumPy RoPE (HF-style binary32)", ops=["rotate", "inv_freq", "attend"])

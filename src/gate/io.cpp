@@ -1,6 +1,8 @@
 // Tensors as the gate exchanges them (see io.hpp).
 #include "gate/io.hpp"
 
+#include <cmath>
+
 #include <cstring>
 
 #include <fmt/format.h>
@@ -54,6 +56,8 @@ std::int64_t io_tensor::elements() const {
   for (const auto d : shape) n *= d;
   return n;
 }
+
+double subnormal_spacing(dtype t) { return std::ldexp(1.0, dtype_format(t).emin) * 2 * dtype_roundoff(t); }
 
 double io_tensor::at(std::int64_t e) const {
   const unsigned char* p = bytes.data() + static_cast<std::size_t>(e) * dtype_size(type);

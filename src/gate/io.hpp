@@ -20,6 +20,9 @@ bool is_real(dtype t);
 // The unit roundoff of a real dtype: 2^-53, 2^-24, 2^-11, 2^-8.
 double dtype_roundoff(dtype t);
 const float_format& dtype_format(dtype t);
+// The spacing of a real dtype's subnormals, its absolute resolution near 0: 2^-1074, 2^-149,
+// 2^-24, 2^-133 (the smallest normal times 2u).
+double subnormal_spacing(dtype t);
 
 struct io_tensor {
   std::string name;

@@ -7,6 +7,8 @@
 
 #include "gate/checks.hpp"
 #include "gate/op_io.hpp"
+#include <rapidcheck.h>
+
 #include "pe/error.hpp"
 #include "properties/property.hpp"
 #include "properties/runner.hpp"
@@ -27,7 +29,8 @@ class implementation_backend final : public props::backend<double> {
 
   std::string name() const override { return impl_.name(); }
   std::int64_t max_position() const override { return max_pos_; }
-  bool saw_unsupported() const { return unsupported_; }
+  int unsupported_calls() const { return unsupported_; }
+  const std::string& fatal() const { return fatal_; }
 
   std::vector<double> stored(std::vector<double> values) const override {
     tensor<double> t({static_cast<std::int64_t>(values.size())});
@@ -41,13 +44,19 @@ class implementation_backend final : public props::backend<double> {
     // own report of it), so an implementation that offers rotate alone is judged all the same.
     if (op == "inv_freq") return run_op<double>(op, s, in);
     // After a crash, a hang or a stray write every later call would repeat it (a hang costs the
-    // whole time limit each time): the law fails at once, naming the first.
-    if (!fatal_.empty()) throw call_failed(fatal_ + " (on an earlier call; later calls were not made)");
+    // whole time limit each time): later cases are discarded uncalled, so shrinking keeps the
+    // case that did it as the counterexample.
+    if (!fatal_.empty()) RC_DISCARD("an earlier call failed fatally");
+    // A case the implementation does not support is discarded, not failed: it cannot turn a
+    // violation found on another case into UNSUPPORTED. After ten unsupported answers with no
+    // supported one the op is taken as unsupported and later cases are discarded uncalled.
+    if (unsupported_ >= 10 && !supported_) RC_DISCARD("unsupported");
     const auto got = impl_.run(std::string(op), s.text(), io_inputs(op, s, in, model_.io), output_templates(op, s, in, model_.io));
     if (got.status == call_status::unsupported) {
-      unsupported_ = true;
-      throw call_failed(fmt::format("unsupported: {}", got.message));
+      ++unsupported_;
+      RC_DISCARD("unsupported: " + got.message);
     }
+    if (got.status == call_status::ok) supported_ = true;
     if (got.status != call_status::ok) {
       const std::string what = fmt::format("{}: {} ({} on {})", status_name(got.status), got.message, op, s.text());
       if (got.status == call_status::crashed || got.status == call_status::timed_out || got.status == call_status::out_of_bounds) fatal_ = what;
@@ -87,7 +96,8 @@ class implementation_backend final : public props::backend<double> {
   implementation& impl_;
   error_model model_;
   std::int64_t max_pos_;
-  mutable bool unsupported_ = false;
+  mutable int unsupported_ = 0;    // calls answered unsupported
+  mutable bool supported_ = false;  // some call was answered
   mutable std::string fatal_;
 };
 
@@ -117,16 +127,19 @@ std::vector<check_result> check_laws(implementation& impl, const gate_options& o
     const auto result = props::run_target(p, fixed, {o.cases, o.seed}, backend);
     r.cases = result.cases;
     r.worst_fraction = result.worst_fraction;
-    if (backend.saw_unsupported()) {
+    if (result.observed == "gave up" && backend.unsupported_calls() > 0) {
       r.result = verdict::unsupported;
-      r.detail = fmt::format("{} answered unsupported for a call of {}", impl.name(), p.id);
+      r.detail = fmt::format("{} answered unsupported for the calls of {}", impl.name(), p.id);
     } else if (!result.met) {
       r.result = verdict::fail;
-      r.detail = fmt::format("{}: {}", p.statement, result.failure);
+      // After a fatal call the shrinking steps are discarded uncalled: the case shown is the one that did it.
+      r.detail = fmt::format("{}: {}", p.statement, backend.fatal().empty() ? result.failure : backend.fatal());
       std::string example;
       for (const char c : result.counterexample) example += c == '\n' ? std::string("; ") : std::string(1, c);
       if (!example.empty()) r.detail += "\n    minimal case: " + example.substr(0, example.size() - 2);
     }
+    if (r.result == verdict::pass && backend.unsupported_calls() > 0)
+      r.detail = fmt::format("{} calls answered unsupported were left out", backend.unsupported_calls());
     out.push_back(std::move(r));
   }
   return out;

@@ -1,6 +1,7 @@
 // An op's inputs and outputs as io tensors (see op_io.hpp).
 #include "gate/op_io.hpp"
 
+#include "pe/attention.hpp"
 #include "pe/schemes/absolute.hpp"
 
 namespace pe::gate {
@@ -32,6 +33,22 @@ std::vector<io_tensor> io_inputs(std::string_view op, const spec& s, const op_in
     return out;
   }
   if (op == "bucket") return {integer_tensor("rel", length_of(in.rel), in.rel)};
+  if (op == "attend") {
+    const auto& a = in.attend;
+    std::vector<io_tensor> out;
+    if (is_absolute(s)) {
+      out = {real_tensor("x", d, a.x), real_tensor("wq", d, a.wq), real_tensor("wk", d, a.wk), real_tensor("wv", d, a.wv),
+             integer_tensor("heads", {}, {a.heads})};
+    } else {
+      out = {real_tensor("q", d, a.q), real_tensor("k", d, a.k), real_tensor("v", d, a.v)};
+    }
+    const std::int64_t axes = position_axes(s);
+    if (!a.qpos.empty()) out.push_back(integer_tensor("qpos", rows_shape(a.qpos, axes), a.qpos));
+    if (!a.kpos.empty()) out.push_back(integer_tensor("kpos", rows_shape(a.kpos, axes), a.kpos));
+    out.push_back(integer_tensor("causal", {}, {a.causal ? 1 : 0}));
+    if (s.scheme() == "t5") out.push_back(real_tensor("table", d, t5_table(s)));
+    return out;
+  }
   return {};
 }
 
@@ -40,6 +57,11 @@ std::vector<io_tensor> output_templates(std::string_view op, const spec& s, cons
   if (op == "rotate") return {empty_tensor("y", d, in.x.shape)};
   const auto n_q = static_cast<std::int64_t>(in.qpos.size()), n_k = static_cast<std::int64_t>(in.kpos.size());
   if (op == "bias" && (s.scheme() == "alibi" || s.scheme() == "t5")) return {empty_tensor("bias", d, {s.integer("heads"), n_q, n_k})};
+  if (op == "attend" && is_absolute(s) && in.attend.heads > 0) {  // out [T, H, Dv]
+    const auto& a = in.attend;
+    return {empty_tensor("out", d, {a.x.shape.at(0), a.heads, a.wv.shape.at(1) / a.heads})};
+  }
+  if (op == "attend" && !is_absolute(s)) return {empty_tensor("out", d, {in.attend.q.shape.at(0), in.attend.q.shape.at(1), in.attend.v.shape.at(2)})};
   std::vector<io_tensor> out;
   for (const auto& e : run_op<double>(op, s, in)) out.push_back(empty_tensor(e.name, op == "bucket" ? dtype::i64 : d, e.value.shape));
   return out;

@@ -11,7 +11,8 @@ namespace pe::gate {
 
 // The real inputs in dtype d (each value rounded once), positions as int64. T5's bias also gets
 // its table [buckets, heads] (the spec's seeded stand-in for trained weights), so that an
-// implementation only looks entries up and never needs pecheck's generator.
+// implementation only looks entries up and never needs pecheck's generator (attend on T5 too).
+// attend: q, k, v (absolute encodings: x, wq, wk, wv, heads), qpos, kpos, causal, as golden/README.md.
 std::vector<io_tensor> io_inputs(std::string_view op, const spec& s, const op_inputs& in, dtype d);
 
 // The outputs an implementation must fill for op on `in`: names and shapes from the binary64

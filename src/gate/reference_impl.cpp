@@ -29,6 +29,21 @@ class reference_impl final : public implementation {
       in.pos_axes = position_axes(s);
       dtype real = dtype::f64;
       for (const auto& t : inputs) {
+        if (op == "attend") {  // golden/README.md's names; T5's table is the spec's own and is not read
+          auto& a = in.attend;
+          if (t.name == "q") a.q = as_doubles(t);
+          else if (t.name == "k") a.k = as_doubles(t);
+          else if (t.name == "v") a.v = as_doubles(t);
+          else if (t.name == "x") a.x = as_doubles(t);
+          else if (t.name == "wq") a.wq = as_doubles(t);
+          else if (t.name == "wk") a.wk = as_doubles(t);
+          else if (t.name == "wv") a.wv = as_doubles(t);
+          else if (t.name == "heads") a.heads = ints(t).at(0);
+          else if (t.name == "qpos") a.qpos = ints(t);
+          else if (t.name == "kpos") a.kpos = ints(t);
+          else if (t.name == "causal") a.causal = ints(t).at(0) != 0;
+          continue;
+        }
         if (t.name == "x") in.x = as_doubles(t), real = t.type;
         else if (t.name == "pos") in.pos = ints(t);
         else if (t.name == "qpos") in.qpos = ints(t);

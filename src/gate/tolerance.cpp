@@ -47,14 +47,16 @@ std::vector<std::vector<double>> output_bounds(const error_model& m, std::string
                                                const std::vector<named_tensor<double>>& exact) {
   const double u_io = dtype_roundoff(m.io), u_w = dtype_roundoff(m.working);
   const double c = m.angle_coefficient;
-  // The smallest normal of the I/O dtype: below it the dtype's spacing is absolute.
-  const double tiny = std::ldexp(1.0, dtype_format(m.io).emin) * u_io;
+  // Below the smallest normal of the I/O dtype its spacing is absolute: one spacing, so that an
+  // output that should be 0 or subnormal may be off by one step of the dtype.
+  const double tiny = subnormal_spacing(m.io);
   std::vector<std::vector<double>> out;
   for (const auto& e : exact) {
     std::vector<double> b(e.value.data.size());
     for (std::size_t k = 0; k < b.size(); ++k) b[k] = u_io * std::abs(e.value.data[k]) + tiny;  // the output's own rounding
     out.push_back(std::move(b));
   }
+  if (op == "attend") return {attend_bounds(m, s, in, exact.at(0).value)};
   const bool rope_family = s.scheme() == "rope" || s.scheme() == "rope_nd" || s.scheme() == "mrope";
   if (op == "rotate" && rope_family) {
     const std::int64_t tokens = in.x.shape[0], heads = in.x.shape[1], dim = in.x.shape[2], axes = in.pos_axes;

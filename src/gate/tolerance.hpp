@@ -24,4 +24,8 @@ struct error_model {
 std::vector<std::vector<double>> output_bounds(const error_model& m, std::string_view op, const spec& s, const op_inputs& in,
                                                const std::vector<named_tensor<double>>& exact);
 
+// attend's bound per element of out [T, H, Dv] (attend_tolerance.cpp), for the schemes whose
+// scores it models: none, the RoPE family, ALiBi, T5 and the absolute encodings but learned.
+std::vector<double> attend_bounds(const error_model& m, const spec& s, const op_inputs& in, const tensor<double>& exact);
+
 }  // namespace pe::gate

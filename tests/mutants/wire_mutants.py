@@ -1,19 +1,26 @@
 #!/usr/bin/python3
 """Wrong implementations over the wire protocol, one per mode (argv[1]), for the gate's own test:
 sign_flipped (a numerical bug), exits (dies mid-call), hangs, garbage (an answer that is not a
-frame), wrong_shape (an output of the wrong shape), no_hello (never answers hello)."""
+frame), wrong_shape (an output of the wrong shape), no_hello (never answers hello), attend_unscaled
+(attention scores not divided by sqrt(D); every other mode answers rotate only)."""
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "python"))
 import numpy_rope  # noqa: E402
-from pecheck_serve import _read_frame, _write_frame, serve  # noqa: E402
+import numpy as np  # noqa: E402
+from pecheck_serve import Unsupported, _read_frame, _write_frame, serve  # noqa: E402
 
 mode = sys.argv[1]
 
 
 def mutant(op, spec, inputs):
+    if mode == "attend_unscaled" and op == "attend":  # scores not divided by sqrt(D)
+        scaled = dict(inputs, q=inputs["q"] * np.float32(np.sqrt(inputs["q"].shape[2])))
+        return numpy_rope.rope(op, spec, scaled)
+    if op != "rotate":
+        raise Unsupported(op)
     if mode == "exits" and int(inputs["pos"].max()) > 1000:
         os._exit(3)
     if mode == "hangs" and 257 in inputs["pos"]:
@@ -46,4 +53,4 @@ if mode == "no_hello":
 if mode == "wrong_shape":
     wrong_shape()
     sys.exit(0)
-serve(mutant, name=f"wire mutant {mode}", ops=["rotate"])
+serve(mutant, name=f"wire mutant {mode}", ops=["rotate", "attend"] if mode == "attend_unscaled" else ["rotate"])

@@ -1,0 +1,159 @@
+// The gate's error model for attend (proofs/gate_tolerance.md, "attend"): score errors from the inputs' own
+// errors and the dot products, their effect through softmax, and the weighted sum of the values.
+#include <algorithm>
+#include <cmath>
+
+#include "gate/tolerance.hpp"
+#include "pe/attention.hpp"
+#include "properties/fp_bounds.hpp"
+
+namespace pe::gate {
+namespace {
+
+using props::gamma;
+
+std::vector<double> doubles_of(const detail::wide_matrix& m) {
+  std::vector<double> out;
+  for (Eigen::Index r = 0; r < m.rows(); ++r)
+    for (Eigen::Index c = 0; c < m.cols(); ++c) out.push_back(m(r, c).convert_to<double>());
+  return out;
+}
+
+// Errors of q, k and v as a correct kernel forms them in its working precision, before the
+// scores: none for inputs taken as they are; the rotation's bound (its angle terms) for the RoPE
+// family; the encoding's bound, the addition and the projection's dot products for the
+// absolute encodings.
+struct input_errors {
+  std::vector<double> q, k, v;
+};
+
+input_errors input_side(const error_model& m, const spec& s, const attend_inputs& a, const std::vector<double>& q,
+                        const std::vector<double>& k, const std::vector<double>& v, std::int64_t axes) {
+  input_errors e{std::vector<double>(q.size(), 0.0), std::vector<double>(k.size(), 0.0), std::vector<double>(v.size(), 0.0)};
+  const error_model in_working{m.working, m.working, m.angle_coefficient};  // values kept in the working format
+  const double u_w = dtype_roundoff(m.working);
+  if (s.scheme() == "rope" || s.scheme() == "rope_nd" || s.scheme() == "mrope") {
+    const auto rotated_error = [&](const tensor<double>& x, const std::vector<std::int64_t>& pos, const std::vector<double>& exact) {
+      op_inputs in;
+      in.x = x, in.pos = pos, in.pos_axes = axes;
+      tensor<double> y(x.shape);
+      y.data = exact;
+      return output_bounds(in_working, "rotate", s, in, {{"y", y}}).at(0);
+    };
+    e.q = rotated_error(a.q, a.qpos, q);
+    e.k = rotated_error(a.k, a.kpos, k);
+    return e;
+  }
+  if (!is_absolute(s)) return e;
+  // X = x + PE(qpos), each element within e_pe + u_w |X|; q = X W within gamma_width sum |X||W| + sum e_X |W|.
+  op_inputs at;
+  at.pos = a.qpos.empty() ? std::vector<std::int64_t>() : a.qpos;
+  if (at.pos.empty())
+    for (std::int64_t t = 0; t < a.x.shape[0]; ++t) at.pos.push_back(t);
+  at.pos_axes = 1;
+  const auto pe = run_op<double>("encode", s, at).at(0).value;
+  const auto pe_error = output_bounds(in_working, "encode", s, at, {{"pe", pe}}).at(0);
+  const std::int64_t tokens = a.x.shape[0], width = a.x.shape[1];
+  std::vector<double> xs(a.x.data.size()), x_error(a.x.data.size());
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    xs[i] = std::abs(a.x.data[i] + pe.data[i]);
+    x_error[i] = pe_error[i] + u_w * xs[i];
+  }
+  const auto projected_error = [&](const tensor<double>& w) {
+    const std::int64_t cols = w.shape[1];
+    std::vector<double> out(static_cast<std::size_t>(tokens * cols), 0.0);
+    for (std::int64_t t = 0; t < tokens; ++t)
+      for (std::int64_t c = 0; c < cols; ++c) {
+        double mag = 0, carried = 0;
+        for (std::int64_t r = 0; r < width; ++r) {
+          const double wr = std::abs(w.data[static_cast<std::size_t>(r * cols + c)]);
+          mag += xs[static_cast<std::size_t>(t * width + r)] * wr;
+          carried += x_error[static_cast<std::size_t>(t * width + r)] * wr;
+        }
+        out[static_cast<std::size_t>(t * cols + c)] = gamma(static_cast<double>(width), u_w) * mag + (1 + gamma(static_cast<double>(width), u_w)) * carried;
+      }
+    return out;
+  };
+  e.q = projected_error(a.wq), e.k = projected_error(a.wk), e.v = projected_error(a.wv);
+  return e;
+}
+
+}  // namespace
+
+std::vector<double> attend_bounds(const error_model& m, const spec& s, const op_inputs& in, const tensor<double>& exact) {
+  const auto& a = in.attend;
+  const double u_io = dtype_roundoff(m.io), u_w = dtype_roundoff(m.working), c = m.angle_coefficient;
+  const double tiny = subnormal_spacing(m.io);
+  mp_precision scope(113);  // magnitudes only: the exact q, k, v after the scheme's input-side changes
+  const auto p = detail::project(s, a);
+  const std::int64_t n_q = p.q.rows(), n_k = p.k.rows(), heads = p.heads, d = p.dim, dv = p.value_dim, axes = position_axes(s);
+  const auto q = doubles_of(p.q), k = doubles_of(p.k), v = doubles_of(p.v);
+  const input_errors e = input_side(m, s, a, q, k, v, axes);
+  // The bias and its error: ALiBi's slope times distance (C u_w); T5's table entry, handed over
+  // rounded to the I/O dtype (u_io), then added (C u_w).
+  std::vector<double> bias, bias_error;
+  if (s.scheme() == "alibi" || s.scheme() == "t5") {
+    for (const auto& b : detail::bias(s, a, heads).data) {
+      bias.push_back(b.convert_to<double>());
+      bias_error.push_back((s.scheme() == "t5" ? u_io + c * u_w : c * u_w) * std::abs(bias.back()));
+    }
+  }
+  const auto qpos = detail::positions_or_order(a.qpos, n_q, axes, "qpos");
+  const auto kpos = is_absolute(s) ? qpos : detail::positions_or_order(a.kpos, n_k, axes, "kpos");
+  const double scale = 1 / std::sqrt(static_cast<double>(d));
+  std::vector<double> out(exact.data.size());
+  std::vector<double> z(static_cast<std::size_t>(n_k)), dz(static_cast<std::size_t>(n_k));
+  std::vector<bool> seen(static_cast<std::size_t>(n_k));
+  for (std::int64_t h = 0; h < heads; ++h)
+    for (std::int64_t i = 0; i < n_q; ++i) {
+      // Scores z_ij = q_i . k_j / sqrt(d) + b and how far a correct kernel's may be off.
+      double top = -INFINITY, eps = 0;
+      std::int64_t keys = 0;
+      for (std::int64_t j = 0; j < n_k; ++j) {
+        seen[j] = !(a.causal && kpos[j * axes] > qpos[i * axes]);
+        if (!seen[j]) continue;
+        ++keys;
+        double dot = 0, mag = 0, moved = 0;
+        for (std::int64_t t = 0; t < d; ++t) {
+          const auto qi = static_cast<std::size_t>(i * heads * d + h * d + t), kj = static_cast<std::size_t>(j * heads * d + h * d + t);
+          dot += q[qi] * k[kj];
+          mag += std::abs(q[qi] * k[kj]);
+          moved += std::abs(q[qi]) * e.k[kj] + std::abs(k[kj]) * e.q[qi] + e.q[qi] * e.k[kj];
+        }
+        const auto bi = static_cast<std::size_t>((h * n_q + i) * n_k + j);
+        z[j] = dot * scale + (bias.empty() ? 0 : bias[bi]);
+        // The dot (gamma_d of its magnitude), the inputs' errors, 1/sqrt(d) and the product
+        // (3 u_w), the bias's error and its addition (u_w |z|).
+        dz[j] = scale * (gamma(static_cast<double>(d), u_w) * mag + moved) + 3 * u_w * std::abs(dot * scale) +
+                (bias.empty() ? 0 : bias_error[bi]) + u_w * std::abs(z[j]);
+        top = std::max(top, z[j]);
+        eps = std::max(eps, dz[j]);
+      }
+      // Softmax: scores off by <= eps move every weight by a factor within e^(+-2 eps); the
+      // exponent's argument a_j = z_j - max rounds (u_w |a_j|), exp and the normalising sum and
+      // division add u_w and gamma_(S+2); C u_w more for online rescaling.
+      const double growth = std::expm1(2 * eps);
+      double total = 0;
+      for (std::int64_t j = 0; j < n_k; ++j)
+        if (seen[j]) total += std::exp(z[j] - top);
+      for (std::int64_t col = 0; col < dv; ++col) {
+        double err = 0, hull = 0;
+        for (std::int64_t j = 0; j < n_k; ++j) {
+          if (!seen[j]) continue;
+          const auto vj = static_cast<std::size_t>(j * heads * dv + h * dv + col);
+          const double weight = std::exp(z[j] - top) / total;
+          const double rho = growth + u_w * (std::abs(z[j] - top) + c) + gamma(static_cast<double>(keys + 2), u_w);
+          const double f = (1 + rho) * (1 + gamma(static_cast<double>(keys), u_w));  // and the weighted sum's own
+          if (weight > 0) err += std::isfinite(f) ? weight * ((f - 1) * std::abs(v[vj]) + f * e.v[vj]) : INFINITY;
+          hull = std::max(hull, std::abs(v[vj]) + e.v[vj]);
+        }
+        const auto oi = static_cast<std::size_t>((i * heads + h) * dv + col);
+        // An output is a convex combination of the values: never further off than the hull allows,
+        // which keeps the bound finite where the scores cannot be resolved at all.
+        out[oi] = std::min(1.01 * err, hull + std::abs(exact.data[oi])) + u_io * std::abs(exact.data[oi]) + tiny;
+      }
+    }
+  return out;
+}
+
+}  // namespace pe::gate

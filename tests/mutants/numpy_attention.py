@@ -1,0 +1,97 @@
+#!/usr/bin/python3
+"""A correct binary32 attention (op attend) over the wire protocol, for the gate's own test of its attend
+error model on schemes other than RoPE: none, alibi, t5 (the table comes in as an input) and sinusoidal
+(added to x before the projections). Everything is float32 the way a framework computes it; T5's
+buckets are decided exactly in Python integers."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "python"))
+import numpy as np  # noqa: E402
+from pecheck_serve import Unsupported, serve, spec_field  # noqa: E402
+
+F = np.float32
+
+
+def alibi_bias(spec, qpos, kpos):
+    heads = int(spec_field(spec, "heads"))
+    m = 1 << (heads.bit_length() - 1)  # the largest power of two <= heads
+    slopes = [2.0 ** (-8.0 * (h + 1) / m) if h < m else 2.0 ** (-4.0 * (2 * (h - m) + 1) / m) for h in range(heads)]
+    distance = (qpos[:, None] - kpos[None, :]).astype(F)  # int64 difference, then float32
+    if spec_field(spec, "causal") != "true":
+        distance = np.abs(distance)
+    return -np.array(slopes, dtype=F)[:, None, None] * distance[None, :, :]
+
+
+def t5_bucket(rel, buckets, max_distance, bidirectional):
+    """T5's bucket of key - query; the log boundary decided exactly: the largest m with
+    exact * (max_distance / exact)^(m / (per - exact)) <= n, in integers."""
+    per, offset = buckets, 0
+    if bidirectional:
+        per //= 2
+        offset = per if rel > 0 else 0
+        n = abs(rel)
+    else:
+        n = -rel if rel < 0 else 0
+    exact = per // 2
+    if n < exact:
+        return offset + n
+    steps = per - exact
+    m = 0
+    while m + 1 < steps and n**steps * exact ** (m + 1) >= exact**steps * max_distance ** (m + 1):
+        m += 1
+    return offset + exact + m
+
+
+def t5_bias(spec, qpos, kpos, table):
+    buckets, max_distance = int(spec_field(spec, "buckets")), int(spec_field(spec, "max_distance"))
+    bidirectional = spec_field(spec, "bidirectional") == "true"
+    rows = np.array([[t5_bucket(int(k) - int(q), buckets, max_distance, bidirectional) for k in kpos] for q in qpos])
+    return np.transpose(table[rows], (2, 0, 1))  # [H, T, S]
+
+
+def sinusoidal_pe(spec, pos):
+    dim, base = int(spec_field(spec, "dim")), F(float(spec_field(spec, "base")))
+    layout = spec_field(spec, "layout")
+    if layout not in ("interleaved", "concat"):
+        raise Unsupported(f"layout {layout}")
+    w = F(1) / base ** (np.arange(0, dim, 2, dtype=F) / F(dim))
+    angles = pos.astype(F)[:, None] * w[None, :]
+    pe = np.empty((len(pos), dim), dtype=F)
+    if layout == "interleaved":
+        pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles)
+    else:
+        pe[:, : dim // 2], pe[:, dim // 2 :] = np.sin(angles), np.cos(angles)
+    return pe
+
+
+def attend(op, spec, inputs):
+    scheme = spec[: spec.index("(")]
+    if op != "attend" or scheme not in ("none", "alibi", "t5", "sinusoidal"):
+        raise Unsupported(f"{op} on {scheme}")
+    if any(t.dtype != F for t in inputs.values() if t.dtype.kind == "f"):
+        raise Unsupported("inputs other than float32")
+    if scheme == "sinusoidal":
+        heads = int(inputs["heads"])
+        qpos = inputs["qpos"] if "qpos" in inputs else np.arange(inputs["x"].shape[0])
+        x = inputs["x"] + sinusoidal_pe(spec, qpos)
+        q, k, v = ((x @ inputs[w]).reshape(len(x), heads, -1) for w in ("wq", "wk", "wv"))
+        kpos = qpos
+    else:
+        q, k, v = inputs["q"], inputs["k"], inputs["v"]
+        qpos = inputs["qpos"] if "qpos" in inputs else np.arange(q.shape[0])
+        kpos = inputs["kpos"] if "kpos" in inputs else np.arange(k.shape[0])
+    scores = np.einsum("thd,shd->hts", q, k) / np.sqrt(F(q.shape[2]))
+    if scheme == "alibi":
+        scores = scores + alibi_bias(spec, qpos, kpos)
+    if scheme == "t5":
+        scores = scores + t5_bias(spec, qpos, kpos, inputs["table"])
+    if int(inputs["causal"]):
+        scores = np.where((kpos[None, :] > qpos[:, None])[None, :, :], F(-np.inf), scores)
+    weights = np.exp(scores - scores.max(axis=2, keepdims=True))
+    weights /= weights.sum(axis=2, keepdims=True)
+    return {"out": np.einsum("hts,shv->thv", weights, v).astype(F)}
+
+
+if __name__ == "__main__":
+    serve(attend, name="test NumPy attention (binary32)", ops=["attend"])
