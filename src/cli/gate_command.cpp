@@ -91,7 +91,7 @@ std::function<int()> add_gate_command(CLI::App& app) {
   cmd->add_option("--spec", o->specs, "spec to check (repeatable)")->required();
   cmd->add_option("--dtype", o->dtype, "I/O dtype: f32, f64, f16, bf16 (default f32)");
   cmd->add_option("--working", o->working, "the implementation's working precision: f32 or f64 (default: f32, or f64 for --dtype f64)");
-  cmd->add_option("--tolerance", o->tolerance, "strict, standard or loose (the angle coefficient 2, 4, 16)");
+  cmd->add_option("--tolerance", o->tolerance, "strict, standard, loose (the angle coefficient C = 2, 4, 16) or C itself, a number >= 1");
   cmd->add_option("--max-pos", o->max_pos, "largest position drawn (default 2^20)")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   cmd->add_option("--cases", o->cases, "random conformance cases per spec")->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", o->seed, "RapidCheck seed (fixed by default)");

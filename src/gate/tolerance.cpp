@@ -2,6 +2,7 @@
 #include "gate/tolerance.hpp"
 
 #include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -39,7 +40,16 @@ error_model error_model::of(dtype io, dtype working, const std::string& level) {
   if (level == "strict") m.angle_coefficient = 2;
   else if (level == "standard") m.angle_coefficient = 4;
   else if (level == "loose") m.angle_coefficient = 16;
-  else throw input_error(fmt::format("--tolerance '{}' is not strict, standard or loose", level));
+  else {
+    // An explicit coefficient C, from 1 up: below it the bound would not even cover the
+    // rounding of the product p w itself (proofs/gate_tolerance.md).
+    char* end = nullptr;
+    const double c = std::strtod(level.c_str(), &end);
+    if (level.empty() || end != level.c_str() + level.size() || !std::isfinite(c) || c < 1) {
+      throw input_error(fmt::format("--tolerance '{}' is not strict, standard, loose or a number C >= 1 (the angle coefficient)", level));
+    }
+    m.angle_coefficient = c;
+  }
   return m;
 }
 

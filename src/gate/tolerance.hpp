@@ -16,7 +16,8 @@ struct error_model {
   dtype io = dtype::f32;       // inputs and outputs
   dtype working = dtype::f32;  // the implementation's arithmetic
   double angle_coefficient = 4;
-  static error_model of(dtype io, dtype working, const std::string& level);  // input_error on a bad level
+  // level: strict, standard, loose, or an explicit coefficient C >= 1 ("8"); input_error otherwise.
+  static error_model of(dtype io, dtype working, const std::string& level);
 };
 
 // The bound on |output - exact| for every element of every output of `op`, for inputs `in`

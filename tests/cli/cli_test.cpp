@@ -235,6 +235,12 @@ const bad_call bad_calls[] = {
      "pecheck: --x has 3 values; rotate needs dim=4 (one vector for all) or T*H*D=2*1*4=8\n"},
     {"eval rotate 'rope(dim=4)' --pos 0 --x 1,2,nan,4", "pecheck: --x: 'nan' is not a finite number\n"},
     {"eval matrix 'rope(dim=4)' --pos 0,1", "pecheck: rope: op 'matrix' takes one position, not 2\n"},
+    {"gate --impl-reference --spec 'alibi(heads=2)' --tolerance tight",
+     "pecheck: --tolerance 'tight' is not strict, standard, loose or a number C >= 1 (the angle coefficient)\n"},
+    {"gate --impl-reference --spec 'alibi(heads=2)' --tolerance 0.5",
+     "pecheck: --tolerance '0.5' is not strict, standard, loose or a number C >= 1 (the angle coefficient)\n"},
+    {"gate --impl-reference --spec 'alibi(heads=2)' --tolerance 8x",
+     "pecheck: --tolerance '8x' is not strict, standard, loose or a number C >= 1 (the angle coefficient)\n"},
     {"", "pecheck: a command is required (commands: list, eval, check, golden, gate)\n"},
     {"frobnicate", "pecheck: unknown command 'frobnicate' (commands: list, eval, check, golden, gate)\n"},
 };
@@ -246,6 +252,21 @@ TEST(cli_errors, one_line_exit_2_nothing_on_stdout) {
     EXPECT_EQ(r.err, b.message) << b.args;
     EXPECT_EQ(r.out, "") << b.args;
   }
+}
+
+// --tolerance takes the angle coefficient C itself, and the report says which was used.
+TEST(cli_gate, an_explicit_tolerance_coefficient) {
+  const std::string json_file = ::testing::TempDir() + "pecheck_gate_" + std::to_string(getpid()) + ".json";
+  const auto r = run("gate --impl-reference --spec 'alibi(heads=2)' --tolerance 8 --cases 5 --golden " + std::string(PECHECK_SOURCE_DIR) +
+                     "/golden --json " + json_file);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("gate: pecheck reference (in process) at f32 I/O, f32 working, 8 tolerance\n"), std::string::npos) << r.out;
+  std::ifstream in(json_file);
+  const auto j = nlohmann::json::parse(in);
+  std::remove(json_file.c_str());
+  EXPECT_EQ(j["tolerance"], "8");
+  ASSERT_FALSE(j["checks"].empty());
+  EXPECT_NE(j["checks"][0]["reproduce"].get<std::string>().find("--tolerance 8 "), std::string::npos) << j.dump();
 }
 
 TEST(cli_errors, a_failed_write_is_an_error) {
