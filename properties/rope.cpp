@@ -48,15 +48,19 @@ std::vector<rotated_block> rotated_blocks_of(const spec& s) {
 // alone ({d, -1}). Each pair's norm and each pair's share of a dot product are separately
 // invariant, so the laws judge them one by one: a fast-turning pair's error allowance (large at
 // large positions on an implementation) cannot hide an error in a slow pair.
+// The pairs come from the scheme's own rotation plan, so the laws and the rotation cannot drift apart.
 std::vector<std::pair<std::int64_t, std::int64_t>> dim_groups(const spec& s) {
   std::vector<std::pair<std::int64_t, std::int64_t>> out;
   std::vector<bool> rotated(static_cast<size_t>(rope_head_dim(s)), false);
-  for (const auto& [o, width, neox] : rotated_blocks_of(s))
-    for (std::int64_t i = 0; i < width / 2; ++i) {
-      const std::int64_t a = neox ? o + i : o + 2 * i, c = neox ? o + i + width / 2 : o + 2 * i + 1;
-      out.push_back({a, c});
-      rotated[a] = rotated[c] = true;
+  const auto take = [&](const auto& plan) {
+    for (const auto& pr : plan.pairs) {
+      out.push_back({pr.a, pr.b});
+      rotated[static_cast<size_t>(pr.a)] = rotated[static_cast<size_t>(pr.b)] = true;
     }
+  };
+  if (s.scheme() == "rope") take(rope_plan(s, std::nullopt));
+  else if (s.scheme() == "rope_nd") take(rope_nd_plan(s));
+  else take(mrope_plan(s));
   for (std::int64_t d = 0; d < static_cast<std::int64_t>(rotated.size()); ++d)
     if (!rotated[d]) out.push_back({d, -1});
   return out;

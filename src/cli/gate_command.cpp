@@ -35,6 +35,9 @@ std::string line_of(const pe::gate::check_result& r, const std::string& dtype) {
   else if (r.result == pe::gate::verdict::pass) {
     out += fmt::format("  ({} case{}; worst {:.3g} ulp {}, {:.3g} of its bound)", r.cases, r.cases == 1 ? "" : "s", r.worst_ulps, dtype, r.worst_fraction);
   }
+  // Cases an implementation declined are not passes: say how many were left out.
+  if (r.unsupported > 0 && r.result != pe::gate::verdict::unsupported)
+    out += fmt::format("\n    {} call{} answered unsupported: those cases were left out", r.unsupported, r.unsupported == 1 ? "" : "s");
   if (!r.detail.empty()) out += "\n    " + r.detail;
   if (r.result == pe::gate::verdict::fail) out += "\n    reproduce: " + r.reproduce;
   return out;
@@ -164,7 +167,7 @@ std::function<int()> add_gate_command(CLI::App& app) {
       j["checks"] = nlohmann::ordered_json::array();
       for (const auto& r : results) {
         j["checks"].push_back({{"check", r.check}, {"spec", r.spec}, {"result", pe::gate::verdict_name(r.result)}, {"cases", r.cases},
-                               {"worst_ulps", r.worst_ulps}, {"worst_fraction_of_bound", r.worst_fraction}, {"worst", r.worst_where},
+                               {"unsupported_calls", r.unsupported}, {"worst_ulps", r.worst_ulps}, {"worst_fraction_of_bound", r.worst_fraction}, {"worst", r.worst_where},
                                {"detail", r.detail}, {"reproduce", r.reproduce}});
       }
       write_file_atomically(o->json, j.dump(2) + "\n", "--json");

@@ -88,7 +88,21 @@ std::vector<double> attend_bounds(const error_model& m, const spec& s, const op_
   const auto p = detail::project(s, a);
   const std::int64_t n_q = p.q.rows(), n_k = p.k.rows(), heads = p.heads, d = p.dim, dv = p.value_dim, axes = position_axes(s);
   const auto q = doubles_of(p.q), k = doubles_of(p.k), v = doubles_of(p.v);
-  const input_errors e = input_side(m, s, a, q, k, v, axes);
+  input_errors e = input_side(m, s, a, q, k, v, axes);
+  // A kernel whose I/O dtype is narrower than its arithmetic may store intermediates in it (HF
+  // keeps rotated q, k in fp16; FlashAttention casts the weights P to fp16 before P V): each
+  // formed value may round once more to the I/O dtype.
+  const double u_store = u_io > u_w ? u_io : 0;
+  const bool formed_qk = s.scheme() == "rope" || s.scheme() == "rope_nd" || s.scheme() == "mrope" || is_absolute(s);
+  if (formed_qk) {
+    for (std::size_t i = 0; i < q.size(); ++i) e.q[i] += u_store * std::abs(q[i]);
+    for (std::size_t i = 0; i < k.size(); ++i) e.k[i] += u_store * std::abs(k[i]);
+  }
+  if (is_absolute(s))
+    for (std::size_t i = 0; i < v.size(); ++i) e.v[i] += u_store * std::abs(v[i]);
+  // exp's results below the working format's smallest normal lose relative accuracy, or flush
+  // to 0: each weight is off by at most that much absolutely (the normalising sum is >= 1).
+  const double lowest_normal = std::ldexp(1.0, dtype_format(m.working).emin);
   // The bias and its error: ALiBi's slope times distance (C u_w); T5's table entry, handed over
   // rounded to the I/O dtype (u_io), then added (C u_w).
   std::vector<double> bias, bias_error;
@@ -124,7 +138,9 @@ std::vector<double> attend_bounds(const error_model& m, const spec& s, const op_
         z[j] = dot * scale + (bias.empty() ? 0 : bias[bi]);
         // The dot (gamma_d of its magnitude), the inputs' errors, 1/sqrt(d) and the product
         // (3 u_w), the bias's error and its addition (u_w |z|).
-        dz[j] = scale * (gamma(static_cast<double>(d), u_w) * mag + moved) + 3 * u_w * std::abs(dot * scale) +
+        // 3 u_w scale mag, not 3 u_w |dot scale|: a kernel may scale q first, and its products then
+        // carry that rounding whatever their sum.
+        dz[j] = scale * (gamma(static_cast<double>(d), u_w) * mag + moved) + 3 * u_w * scale * mag +
                 (bias.empty() ? 0 : bias_error[bi]) + u_w * std::abs(z[j]);
         top = std::max(top, z[j]);
         eps = std::max(eps, dz[j]);
@@ -142,15 +158,19 @@ std::vector<double> attend_bounds(const error_model& m, const spec& s, const op_
           if (!seen[j]) continue;
           const auto vj = static_cast<std::size_t>(j * heads * dv + h * dv + col);
           const double weight = std::exp(z[j] - top) / total;
-          const double rho = growth + u_w * (std::abs(z[j] - top) + c) + gamma(static_cast<double>(keys + 2), u_w);
+          const double rho = growth + u_w * (std::abs(z[j] - top) + c) + gamma(static_cast<double>(keys + 2), u_w) + u_store;
           const double f = (1 + rho) * (1 + gamma(static_cast<double>(keys), u_w));  // and the weighted sum's own
           if (weight > 0) err += std::isfinite(f) ? weight * ((f - 1) * std::abs(v[vj]) + f * e.v[vj]) : INFINITY;
+          err += lowest_normal * (std::abs(v[vj]) + e.v[vj]);
           hull = std::max(hull, std::abs(v[vj]) + e.v[vj]);
         }
         const auto oi = static_cast<std::size_t>((i * heads + h) * dv + col);
-        // An output is a convex combination of the values: never further off than the hull allows,
-        // which keeps the bound finite where the scores cannot be resolved at all.
-        out[oi] = std::min(1.01 * err, hull + std::abs(exact.data[oi])) + u_io * std::abs(exact.data[oi]) + tiny;
+        // An output is a convex combination of the values (its computed weights summing to within
+        // gamma_(S+2) of 1, the sum adding gamma_S): never further off than that hull allows, which
+        // keeps the bound finite where the scores cannot be resolved at all.
+        const double hull_bound = hull * (1 + 1.01 * (gamma(static_cast<double>(keys), u_w) + gamma(static_cast<double>(keys + 2), u_w) + u_store)) +
+                                  std::abs(exact.data[oi]);
+        out[oi] = std::min(1.01 * err, hull_bound) + u_io * std::abs(exact.data[oi]) + tiny;
       }
     }
   return out;

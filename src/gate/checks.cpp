@@ -159,14 +159,30 @@ op_inputs draw_inputs(const std::string& op, const spec& s, std::int64_t max_pos
     const bool causal = (s.scheme() == "alibi" && s.boolean("causal")) || *rc::gen::arbitrary<bool>();
     in.attend = props::draw_attend(s, tokens, causal);
     auto& a = in.attend;
+    // Half the cases keep every position <= 2^12: at large positions a binary32 kernel's angle
+    // errors make the scores unresolvable and only the values' hull bounds the output
+    // (proofs/gate_tolerance.md, attend), so those cases say little.
+    const bool near = *rc::gen::arbitrary<bool>();
+    const std::int64_t top = near ? std::min<std::int64_t>(max_pos, 4096) : max_pos;
+    RC_CLASSIFY(near, "positions<=2^12");
     a.qpos.clear();
-    for (std::int64_t e = 0; e < tokens * in.pos_axes; ++e) a.qpos.push_back(*props::gen_position(max_pos));
+    for (std::int64_t e = 0; e < tokens * in.pos_axes; ++e) a.qpos.push_back(*props::gen_position(top));
     if (s.scheme() == "normalized")
       for (auto& p : a.qpos) p %= s.integer("length");
     if (!is_absolute(s)) {
       a.kpos = a.qpos;
       if (!causal)
-        for (auto& p : a.kpos) p = *props::gen_position(max_pos);
+        for (auto& p : a.kpos) p = *props::gen_position(top);
+    }
+    // Queries, keys and weights scaled (by powers of two, exactly) to |values| <= 1, as trained
+    // models keep them: scores of a few units, where binary32 can still resolve the softmax.
+    // gen_vector's 2^8 magnitudes would give scores near 10^5, where only the values' hull
+    // bounds a correct kernel's output.
+    for (auto* t : {&a.q, &a.k, &a.x, &a.wq, &a.wk}) {
+      double top_value = 0;
+      for (const double v : t->data) top_value = std::max(top_value, std::abs(v));
+      if (top_value > 1)
+        for (auto& v : t->data) v = std::ldexp(v, -std::ilogb(top_value) - 1);
     }
     RC_CLASSIFY(causal, "causal");
   }
@@ -188,27 +204,33 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
     return r;
   }
   const int cases = op == "inv_freq" ? 1 : o.cases;
-  bool unsupported = false, fatal = false;
+  bool fatal = false;
   int tried = 0;  // cases drawn so far, shrinking included (progress only)
+  int answered = 0;
   outcome worst;
   const auto result = props::run_rapidcheck({cases, o.seed}, [&] {
     // After a crash, hang or stray write, shrinking would repeat it (a hang costs the whole
     // time limit each time): later cases pass untried, so the first failing case is reported.
-    // After an unsupported answer the op is taken as unsupported: later cases pass uncalled.
-    if (fatal || unsupported) return;
+    if (fatal) return;
+    // A case answered unsupported is discarded, never a pass or a failure: a violation on
+    // another case stays a FAIL. After as many such answers as there are cases, and none
+    // supported, the op is taken as unsupported and later cases are discarded uncalled (not
+    // sooner: RapidCheck's first cases are its smallest, which a kernel may well decline).
+    if (r.unsupported >= cases && answered == 0) RC_DISCARD("unsupported");
     if (o.progress) o.progress(r.check, ++tried, cases);
     const op_inputs in = draw_inputs(op, s, o.max_pos);
     const outcome c = run_case(impl, op, s, in, o.model);
     fatal = c.status == call_status::crashed || c.status == call_status::timed_out || c.status == call_status::out_of_bounds;
     if (c.status == call_status::unsupported) {
-      unsupported = true;
-      return;
+      ++r.unsupported;
+      RC_DISCARD("unsupported");
     }
+    ++answered;
     if (c.status == call_status::ok && c.worst_fraction > worst.worst_fraction) worst = c;
     worst.worst_ulps = std::max(worst.worst_ulps, c.worst_ulps);
     if (!c.within) RC_FAIL(fmt::format("{}: {}", c.status == call_status::ok ? "out of bound" : status_name(c.status), c.message));
   });
-  if (unsupported) {
+  if (answered == 0 && r.unsupported > 0) {
     r.result = verdict::unsupported;
     r.detail = fmt::format("{} answered unsupported for {} {}", impl.name(), op, o.spec);
     return r;
@@ -218,6 +240,10 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
   r.worst_where = worst.message;
   if (result.template is<rc::detail::SuccessResult>()) {
     r.cases = result.template get<rc::detail::SuccessResult>().numSuccess;
+    return r;
+  }
+  if (result.template is<rc::detail::GaveUpResult>()) {  // too many unsupported cases: the answered ones passed
+    r.cases = answered;
     return r;
   }
   r.result = verdict::fail;
@@ -277,7 +303,10 @@ check_result check_golden(implementation& impl, const gate_options& o) {
     for (const auto& c : file.cases) {
       if (o.progress) o.progress("golden", r.cases + 1, 0);  // the total is not known up front
       const outcome out = run_case(impl, file.op, fs, golden::op_inputs_of(file.op, fs, c, entry.path), o.model);
-      if (out.status == call_status::unsupported) continue;
+      if (out.status == call_status::unsupported) {
+        ++r.unsupported;
+        continue;
+      }
       any_supported = true;
       ++r.cases;
       r.worst_ulps = std::max(r.worst_ulps, out.worst_ulps);
@@ -307,26 +336,30 @@ check_result check_determinism(implementation& impl, const gate_options& o) {
     r.detail = "no op to repeat";
     return r;
   }
-  bool unsupported = false;
+  int answered = 0;
   const auto result = props::run_rapidcheck({10, o.seed}, [&] {
+    if (r.unsupported >= 10 && answered == 0) RC_DISCARD("unsupported");
     op_inputs in = draw_inputs(op, s, o.max_pos);
     if (op == "rotate") in.x = rounded(in.x, o.model.io);
     const auto templates = output_templates(op, s, in, o.model.io);
     const auto inputs = io_inputs(op, s, in, o.model.io);
     const auto first = impl.run(op, s.text(), inputs, templates), second = impl.run(op, s.text(), inputs, templates);
     if (first.status == call_status::unsupported) {
-      unsupported = true;
-      return;
+      ++r.unsupported;
+      RC_DISCARD("unsupported");
     }
+    ++answered;
     if (first.status != call_status::ok || second.status != call_status::ok) return;  // conformance reports those
     for (std::size_t k = 0; k < first.outputs.size(); ++k)
       if (first.outputs[k].bytes != second.outputs[k].bytes) RC_FAIL(fmt::format("two runs of the same case differ in output {}", first.outputs[k].name));
   });
-  if (unsupported) {
+  if (answered == 0 && r.unsupported > 0) {
     r.result = verdict::unsupported;
     return r;
   }
-  if (!result.template is<rc::detail::SuccessResult>()) {
+  if (result.template is<rc::detail::GaveUpResult>()) {  // too many unsupported cases: the answered ones repeated
+    r.cases = answered;
+  } else if (!result.template is<rc::detail::SuccessResult>()) {
     r.result = verdict::fail;
     std::ostringstream why;
     rc::detail::printResultMessage(result, why);

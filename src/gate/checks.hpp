@@ -37,6 +37,7 @@ struct check_result {
   std::string detail;           // why it failed / was skipped; the counterexample
   std::string reproduce;
   bool law = false;  // a law's check: no reference is compared, so there is no error in ulps
+  int unsupported = 0;  // calls answered unsupported: their cases were left out, not passed
 };
 
 // One result per op of the scheme: conformance.rotate and conformance.inv_freq for the RoPE

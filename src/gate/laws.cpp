@@ -25,7 +25,8 @@ struct call_failed : std::runtime_error {
 // output carries the error model's bound (output_error), positions stay within --max-pos.
 class implementation_backend final : public props::backend<double> {
  public:
-  implementation_backend(implementation& impl, const error_model& m, std::int64_t max_pos) : impl_(impl), model_(m), max_pos_(max_pos) {}
+  implementation_backend(implementation& impl, const error_model& m, std::int64_t max_pos, int patience)
+      : impl_(impl), model_(m), max_pos_(max_pos), patience_(patience) {}
 
   std::string name() const override { return impl_.name(); }
   std::int64_t max_position() const override { return max_pos_; }
@@ -48,9 +49,10 @@ class implementation_backend final : public props::backend<double> {
     // case that did it as the counterexample.
     if (!fatal_.empty()) RC_DISCARD("an earlier call failed fatally");
     // A case the implementation does not support is discarded, not failed: it cannot turn a
-    // violation found on another case into UNSUPPORTED. After ten unsupported answers with no
-    // supported one the op is taken as unsupported and later cases are discarded uncalled.
-    if (unsupported_ >= 10 && !supported_) RC_DISCARD("unsupported");
+    // violation found on another case into UNSUPPORTED. After as many unsupported answers as the
+    // law has cases, with no supported one, the op is taken as unsupported and later cases are
+    // discarded uncalled (RapidCheck's first cases are its smallest, which a kernel may decline).
+    if (unsupported_ >= patience_ && !supported_) RC_DISCARD("unsupported");
     const auto got = impl_.run(std::string(op), s.text(), io_inputs(op, s, in, model_.io), output_templates(op, s, in, model_.io));
     if (got.status == call_status::unsupported) {
       ++unsupported_;
@@ -96,6 +98,7 @@ class implementation_backend final : public props::backend<double> {
   implementation& impl_;
   error_model model_;
   std::int64_t max_pos_;
+  int patience_;                   // unsupported answers, none supported, before calls stop
   mutable int unsupported_ = 0;    // calls answered unsupported
   mutable bool supported_ = false;  // some call was answered
   mutable std::string fatal_;
@@ -122,7 +125,7 @@ std::vector<check_result> check_laws(implementation& impl, const gate_options& o
       continue;
     }
     if (o.progress) o.progress(p.id, 0, o.cases);
-    const implementation_backend backend(impl, o.model, o.max_pos);
+    const implementation_backend backend(impl, o.model, o.max_pos, o.cases);
     const props::target fixed{o.spec, s.scheme(), props::expectation::holds, rc::gen::just(o.spec)};
     const auto result = props::run_target(p, fixed, {o.cases, o.seed}, backend);
     r.cases = result.cases;
@@ -138,8 +141,7 @@ std::vector<check_result> check_laws(implementation& impl, const gate_options& o
       for (const char c : result.counterexample) example += c == '\n' ? std::string("; ") : std::string(1, c);
       if (!example.empty()) r.detail += "\n    minimal case: " + example.substr(0, example.size() - 2);
     }
-    if (r.result == verdict::pass && backend.unsupported_calls() > 0)
-      r.detail = fmt::format("{} calls answered unsupported were left out", backend.unsupported_calls());
+    r.unsupported = backend.unsupported_calls();
     out.push_back(std::move(r));
   }
   return out;

@@ -2,7 +2,9 @@
 """Wrong implementations over the wire protocol, one per mode (argv[1]), for the gate's own test:
 sign_flipped (a numerical bug), exits (dies mid-call), hangs, garbage (an answer that is not a
 frame), wrong_shape (an output of the wrong shape), no_hello (never answers hello), attend_unscaled
-(attention scores not divided by sqrt(D); every other mode answers rotate only)."""
+(attention scores not divided by sqrt(D); every other mode answers rotate only), declines_one_token
+(sign flipped, and unsupported on one-token calls: declining some cases must not hide a failure
+on the others)."""
 import os
 import sys
 import time
@@ -21,6 +23,8 @@ def mutant(op, spec, inputs):
         return numpy_rope.rope(op, spec, scaled)
     if op != "rotate":
         raise Unsupported(op)
+    if mode == "declines_one_token" and inputs["x"].shape[0] == 1:  # RapidCheck's first, smallest cases
+        raise Unsupported("one token")
     if mode == "exits" and int(inputs["pos"].max()) > 1000:
         os._exit(3)
     if mode == "hangs" and 257 in inputs["pos"]:
@@ -29,7 +33,7 @@ def mutant(op, spec, inputs):
         sys.stdout.buffer.write(b"this is not a frame\n")
         sys.stdout.buffer.flush()
     result = numpy_rope.rope(op, spec, inputs)
-    if mode == "sign_flipped":
+    if mode in ("sign_flipped", "declines_one_token"):
         flipped = dict(inputs, pos=-inputs["pos"])
         result = numpy_rope.rope(op, spec, flipped)
     return result
