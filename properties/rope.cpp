@@ -154,22 +154,22 @@ measure same_score(const typename backend<T>::bounded& y1, const typename backen
   std::vector<std::pair<double, double>> parts;  // residual, bound
   double all1 = 0, all2 = 0;
   for (const auto& [a, d] : dim_groups(s)) {
-    T d1(0), d2(0);
-    double mag1 = 0, mag2 = 0, moved = 0, n = 0;
+    T share[2] = {T(0), T(0)};  // this group's share of each call's dot
+    double mag[2] = {0, 0}, moved = 0, n = 0;
     for (const auto dim_at : {a, d}) {
       if (dim_at < 0) continue;
       n += 1;
       const auto qi = static_cast<size_t>(dim_at), ki = static_cast<size_t>(dim + dim_at);
-      for (const auto* y : {&y1, &y2}) {
-        const T prod = y->value.data[qi] * y->value.data[ki];
-        (y == &y1 ? d1 : d2) += prod;
-        (y == &y1 ? mag1 : mag2) += std::abs(as_double(prod));
-        moved += std::abs(as_double(y->value.data[qi])) * y->error[ki] + std::abs(as_double(y->value.data[ki])) * y->error[qi] +
-                 y->error[qi] * y->error[ki];
+      for (int call = 0; call < 2; ++call) {
+        const auto& y = call == 0 ? y1 : y2;
+        const T prod = y.value.data[qi] * y.value.data[ki];
+        share[call] += prod;
+        mag[call] += std::abs(as_double(prod));
+        moved += std::abs(as_double(y.value.data[qi])) * y.error[ki] + std::abs(as_double(y.value.data[ki])) * y.error[qi] + y.error[qi] * y.error[ki];
       }
     }
-    parts.push_back({abs_difference(d1, d2), 1.01 * (2 * u + gamma(n, u)) * (mag1 + mag2) + moved});
-    all1 += mag1, all2 += mag2;
+    parts.push_back({abs_difference(share[0], share[1]), 1.01 * (2 * u + gamma(n, u)) * (mag[0] + mag[1]) + moved});
+    all1 += mag[0], all2 += mag[1];
   }
   worst_part worst(two_dots_error<T>(all1, all2, dim));  // the whole dot's bound: the ladder reads residual / scale
   for (const auto& [residual, bound] : parts) worst.add(residual, bound);

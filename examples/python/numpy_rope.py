@@ -41,16 +41,24 @@ def rotated(spec, x, pos):
     return y
 
 
-def attention(spec, inputs):
-    """softmax(R q . R k / sqrt(D) + causal mask) v per head, float32, the row maximum subtracted."""
-    q, k, v = (rotated(spec, inputs[n], inputs[p]) if p else inputs[n] for n, p in (("q", "qpos"), ("k", "kpos"), ("v", None)))
+def softmax_attention(q, k, v, qpos, kpos, causal, bias=None):
+    """softmax(q . k / sqrt(D) + bias + causal mask) v per head, float32, the row maximum subtracted:
+    q [T, H, D], k [S, H, D], v [S, H, Dv], bias [H, T, S] -> out [T, H, Dv]."""
     scores = np.einsum("thd,shd->hts", q, k) / np.sqrt(np.float32(q.shape[2]))
-    if int(inputs["causal"]):
-        hidden = inputs["kpos"][None, :] > inputs["qpos"][:, None]  # [T, S]
+    if bias is not None:
+        scores = scores + bias
+    if causal:
+        hidden = kpos[None, :] > qpos[:, None]  # [T, S]
         scores = np.where(hidden[None, :, :], np.float32(-np.inf), scores)
     weights = np.exp(scores - scores.max(axis=2, keepdims=True))
     weights /= weights.sum(axis=2, keepdims=True)
-    return {"out": np.einsum("hts,shv->thv", weights, v).astype(np.float32)}
+    return np.einsum("hts,shv->thv", weights, v).astype(np.float32)
+
+
+def attention(spec, inputs):
+    """RoPE attention: q rotated at qpos, k at kpos, then softmax_attention."""
+    q, k = rotated(spec, inputs["q"], inputs["qpos"]), rotated(spec, inputs["k"], inputs["kpos"])
+    return {"out": softmax_attention(q, k, inputs["v"], inputs["qpos"], inputs["kpos"], int(inputs["causal"]))}
 
 
 def rope(op, spec, inputs):

@@ -28,7 +28,8 @@ struct input_errors {
 };
 
 input_errors input_side(const error_model& m, const spec& s, const attend_inputs& a, const std::vector<double>& q,
-                        const std::vector<double>& k, const std::vector<double>& v, std::int64_t axes) {
+                        const std::vector<double>& k, const std::vector<double>& v, const std::vector<std::int64_t>& qpos,
+                        const std::vector<std::int64_t>& kpos, std::int64_t axes) {
   input_errors e{std::vector<double>(q.size(), 0.0), std::vector<double>(k.size(), 0.0), std::vector<double>(v.size(), 0.0)};
   const error_model in_working{m.working, m.working, m.angle_coefficient};  // values kept in the working format
   const double u_w = dtype_roundoff(m.working);
@@ -40,16 +41,14 @@ input_errors input_side(const error_model& m, const spec& s, const attend_inputs
       y.data = exact;
       return output_bounds(in_working, "rotate", s, in, {{"y", y}}).at(0);
     };
-    e.q = rotated_error(a.q, a.qpos, q);
-    e.k = rotated_error(a.k, a.kpos, k);
+    e.q = rotated_error(a.q, qpos, q);
+    e.k = rotated_error(a.k, kpos, k);
     return e;
   }
   if (!is_absolute(s)) return e;
   // X = x + PE(qpos), each element within e_pe + u_w |X|; q = X W within gamma_width sum |X||W| + sum e_X |W|.
   op_inputs at;
-  at.pos = a.qpos.empty() ? std::vector<std::int64_t>() : a.qpos;
-  if (at.pos.empty())
-    for (std::int64_t t = 0; t < a.x.shape[0]; ++t) at.pos.push_back(t);
+  at.pos = qpos;
   at.pos_axes = 1;
   const auto pe = run_op<double>("encode", s, at).at(0).value;
   const auto pe_error = output_bounds(in_working, "encode", s, at, {{"pe", pe}}).at(0);
@@ -88,7 +87,9 @@ std::vector<double> attend_bounds(const error_model& m, const spec& s, const op_
   const auto p = detail::project(s, a);
   const std::int64_t n_q = p.q.rows(), n_k = p.k.rows(), heads = p.heads, d = p.dim, dv = p.value_dim, axes = position_axes(s);
   const auto q = doubles_of(p.q), k = doubles_of(p.k), v = doubles_of(p.v);
-  input_errors e = input_side(m, s, a, q, k, v, axes);
+  const auto qpos = detail::positions_or_order(a.qpos, n_q, axes, "qpos");
+  const auto kpos = is_absolute(s) ? qpos : detail::positions_or_order(a.kpos, n_k, axes, "kpos");
+  input_errors e = input_side(m, s, a, q, k, v, qpos, kpos, axes);
   // A kernel whose I/O dtype is narrower than its arithmetic may store intermediates in it (HF
   // keeps rotated q, k in fp16; FlashAttention casts the weights P to fp16 before P V): each
   // formed value may round once more to the I/O dtype.
@@ -112,8 +113,6 @@ std::vector<double> attend_bounds(const error_model& m, const spec& s, const op_
       bias_error.push_back((s.scheme() == "t5" ? u_io + c * u_w : c * u_w) * std::abs(bias.back()));
     }
   }
-  const auto qpos = detail::positions_or_order(a.qpos, n_q, axes, "qpos");
-  const auto kpos = is_absolute(s) ? qpos : detail::positions_or_order(a.kpos, n_k, axes, "kpos");
   const double scale = 1 / std::sqrt(static_cast<double>(d));
   std::vector<double> out(exact.data.size());
   std::vector<double> z(static_cast<std::size_t>(n_k)), dz(static_cast<std::size_t>(n_k));

@@ -38,8 +38,8 @@ std::vector<std::string> ops_for(const spec& s) {
   // attend wherever its error model is derived (proofs/gate_tolerance.md): not for the schemes
   // whose learned tables enter the scores (learned, Shaw, Transformer-XL, DeBERTa).
   if (n == "rope" || n == "rope_nd" || n == "mrope") return {"rotate", "inv_freq", "attend"};
-  if (n == "sinusoidal" || n == "integer" || n == "normalized" || n == "binary" || n == "none") return {"encode", "attend"};
   if (n == "learned") return {"encode"};
+  if (is_absolute(s) || n == "none") return {"encode", "attend"};
   if (n == "alibi") return {"bias", "attend"};
   if (n == "t5") return {"bucket", "bias", "attend"};
   if (n == "deberta") return {"bucket"};
@@ -50,8 +50,21 @@ std::string main_op(const spec& s) {
   return ops.empty() ? "" : ops.front();
 }
 
-// Real inputs rounded to the I/O dtype, as the implementation will see them.
-tensor<double> rounded(const tensor<double>& t, dtype d) { return as_doubles(real_tensor("", d, t)); }
+// The op's real inputs rounded to the I/O dtype, as the implementation will see them.
+op_inputs rounded_inputs(const std::string& op, op_inputs in, dtype d) {
+  if (op == "rotate") in.x = rounded(in.x, d);
+  if (op == "attend")
+    for (auto* t : {&in.attend.q, &in.attend.k, &in.attend.v, &in.attend.x, &in.attend.wq, &in.attend.wk, &in.attend.wv})
+      if (!t->data.empty()) *t = rounded(*t, d);
+  return in;
+}
+
+// Positions of a table-backed encoding (learned: max_len rows, normalized: length) folded into it.
+void keep_within_table(const spec& s, std::vector<std::int64_t>& pos) {
+  if (s.scheme() != "learned" && s.scheme() != "normalized") return;
+  const auto limit = s.scheme() == "learned" ? s.integer("max_len") : s.integer("length");
+  for (auto& p : pos) p %= limit;
+}
 
 // One case's outcome.
 struct outcome {
@@ -61,12 +74,9 @@ struct outcome {
   std::string where, message;
 };
 
-outcome run_case(implementation& impl, const std::string& op, const spec& s, op_inputs in, const error_model& m) {
+outcome run_case(implementation& impl, const std::string& op, const spec& s, const op_inputs& drawn, const error_model& m) {
   outcome r;
-  if (op == "rotate") in.x = rounded(in.x, m.io);
-  if (op == "attend")
-    for (auto* t : {&in.attend.q, &in.attend.k, &in.attend.v, &in.attend.x, &in.attend.wq, &in.attend.wk, &in.attend.wv})
-      if (!t->data.empty()) *t = rounded(*t, m.io);
+  const op_inputs in = rounded_inputs(op, drawn, m.io);
   // The implementation first: the exact reference (MPFR) is the expensive part, and an
   // unsupported or failed call does not need it.
   const call_result got = impl.run(op, s.text(), io_inputs(op, s, in, m.io), output_templates(op, s, in, m.io));
@@ -135,10 +145,7 @@ op_inputs draw_inputs(const std::string& op, const spec& s, std::int64_t max_pos
     for (std::int64_t e = 0; e < tokens * in.pos_axes; ++e) in.pos.push_back(*props::gen_position(max_pos));
     RC_CLASSIFY(*std::max_element(in.pos.begin(), in.pos.end()) >= (std::int64_t{1} << 24), "p>=2^24");
   }
-  if (op == "encode" && (s.scheme() == "learned" || s.scheme() == "normalized")) {
-    const auto limit = s.scheme() == "learned" ? s.integer("max_len") : s.integer("length");
-    for (auto& p : in.pos) p %= limit;
-  }
+  if (op == "encode") keep_within_table(s, in.pos);
   if (op == "rotate") {
     const auto heads = *rc::gen::inRange<std::int64_t>(1, 5);
     const std::int64_t dim = s.scheme() == "rope_nd" ? rope_nd_plan(s).dim : s.integer("dim");
@@ -167,8 +174,7 @@ op_inputs draw_inputs(const std::string& op, const spec& s, std::int64_t max_pos
     RC_CLASSIFY(near, "positions<=2^12");
     a.qpos.clear();
     for (std::int64_t e = 0; e < tokens * in.pos_axes; ++e) a.qpos.push_back(*props::gen_position(top));
-    if (s.scheme() == "normalized")
-      for (auto& p : a.qpos) p %= s.integer("length");
+    keep_within_table(s, a.qpos);
     if (!is_absolute(s)) {
       a.kpos = a.qpos;
       if (!causal)
@@ -339,8 +345,7 @@ check_result check_determinism(implementation& impl, const gate_options& o) {
   int answered = 0;
   const auto result = props::run_rapidcheck({10, o.seed}, [&] {
     if (r.unsupported >= 10 && answered == 0) RC_DISCARD("unsupported");
-    op_inputs in = draw_inputs(op, s, o.max_pos);
-    if (op == "rotate") in.x = rounded(in.x, o.model.io);
+    const op_inputs in = rounded_inputs(op, draw_inputs(op, s, o.max_pos), o.model.io);
     const auto templates = output_templates(op, s, in, o.model.io);
     const auto inputs = io_inputs(op, s, in, o.model.io);
     const auto first = impl.run(op, s.text(), inputs, templates), second = impl.run(op, s.text(), inputs, templates);

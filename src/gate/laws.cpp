@@ -36,7 +36,7 @@ class implementation_backend final : public props::backend<double> {
   std::vector<double> stored(std::vector<double> values) const override {
     tensor<double> t({static_cast<std::int64_t>(values.size())});
     t.data = std::move(values);
-    return as_doubles(real_tensor("", model_.io, t)).data;
+    return rounded(t, model_.io).data;
   }
 
   std::vector<named_tensor<double>> run(std::string_view op, const spec& s, const op_inputs& in) const override {

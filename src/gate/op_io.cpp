@@ -24,6 +24,8 @@ tensor<double> t5_table(const spec& s) {
 
 }  // namespace
 
+tensor<double> rounded(const tensor<double>& t, dtype d) { return as_doubles(real_tensor("", d, t)); }
+
 std::vector<io_tensor> io_inputs(std::string_view op, const spec& s, const op_inputs& in, dtype d) {
   if (op == "rotate") return {real_tensor("x", d, in.x), integer_tensor("pos", rows_shape(in.pos, in.pos_axes), in.pos)};
   if (op == "encode") return {integer_tensor("pos", rows_shape(in.pos, in.pos_axes), in.pos)};

@@ -9,6 +9,9 @@
 
 namespace pe::gate {
 
+// Real values rounded once to dtype d, as an implementation receives them.
+tensor<double> rounded(const tensor<double>& t, dtype d);
+
 // The real inputs in dtype d (each value rounded once), positions as int64. T5's bias also gets
 // its table [buckets, heads] (the spec's seeded stand-in for trained weights), so that an
 // implementation only looks entries up and never needs pecheck's generator (attend on T5 too).

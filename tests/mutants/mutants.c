@@ -115,19 +115,33 @@ static int frequencies(const char *spec, long rotary, long denominator, float ba
   return 0;
 }
 
-static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out) {
-  if (pe_spec_field(spec, "freqs")) return PE_UNSUPPORTED;
+/* A rope spec's shape as this build reads it, with its frequency bugs: the same for rotate and
+ * inv_freq. Returns 0 for what the plugin does not support (explicit freqs, p-RoPE). */
+struct rope_setup {
+  long dim, rotary, denominator;
+  float base;
+};
+static int read_rope(const char *spec, struct rope_setup *r) {
+  if (pe_spec_field(spec, "freqs")) return 0;
   const char *cut = pe_spec_field(spec, "truncate_low");
-  if (cut && strtod(cut, NULL) != 0) return PE_UNSUPPORTED;
+  if (cut && strtod(cut, NULL) != 0) return 0;
+  r->dim = strtol(pe_spec_field(spec, "dim"), NULL, 10);
+  r->rotary = strtol(pe_spec_field(spec, "rotary_dim"), NULL, 10);
+  r->base = strtof(pe_spec_field(spec, "base"), NULL);
+  if (MUTANT == WRONG_BASE) r->base = 10000.0f;
+  if (MUTANT == ROTARY_WINDOW) r->rotary = r->dim;
+  r->denominator = MUTANT == HEAD_DIM_DENOMINATOR ? r->dim : r->rotary;
+  return 1;
+}
+
+static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out) {
+  struct rope_setup r;
+  if (!read_rope(spec, &r)) return PE_UNSUPPORTED;
   const pe_tensor *x = pe_find_input(in, n_in, "x"), *pos = pe_find_input(in, n_in, "pos");
-  const long dim = strtol(pe_spec_field(spec, "dim"), NULL, 10);
-  long rotary = strtol(pe_spec_field(spec, "rotary_dim"), NULL, 10);
-  float base = strtof(pe_spec_field(spec, "base"), NULL);
+  const long dim = r.dim, rotary = r.rotary, denominator = r.denominator;
+  const float base = r.base;
   int neox = strncmp(pe_spec_field(spec, "layout"), "neox", 4) == 0;
   if (MUTANT == LAYOUT_SWAPPED) neox = !neox;
-  if (MUTANT == WRONG_BASE) base = 10000.0f;
-  if (MUTANT == ROTARY_WINDOW) rotary = dim;
-  const long denominator = MUTANT == HEAD_DIM_DENOMINATOR ? dim : rotary;
   const int64_t tokens = x->shape[0], heads = x->shape[1];
   const float *xs = (const float *)x->data;
   const int64_t *p = (const int64_t *)pos->data;
@@ -180,15 +194,9 @@ static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
 
 /* inv_freq [rotary/2] and attention_factor [] of a rope spec, with this build's frequency bugs. */
 static int32_t rope_inv_freq(const char *spec, pe_tensor *out, int32_t n_out) {
-  if (pe_spec_field(spec, "freqs")) return PE_UNSUPPORTED;
-  const char *cut = pe_spec_field(spec, "truncate_low");
-  if (cut && strtod(cut, NULL) != 0) return PE_UNSUPPORTED;
-  const long dim = strtol(pe_spec_field(spec, "dim"), NULL, 10);
-  long rotary = strtol(pe_spec_field(spec, "rotary_dim"), NULL, 10);
-  float base = strtof(pe_spec_field(spec, "base"), NULL);
-  if (MUTANT == WRONG_BASE) base = 10000.0f;
-  if (MUTANT == ROTARY_WINDOW) rotary = dim;
-  const long denominator = MUTANT == HEAD_DIM_DENOMINATOR ? dim : rotary;
+  struct rope_setup r;
+  if (!read_rope(spec, &r)) return PE_UNSUPPORTED;
+  const long rotary = r.rotary;
   pe_tensor *freq = NULL, *factor = NULL;
   for (int32_t o = 0; o < n_out; ++o) {
     if (strcmp(out[o].name, "inv_freq") == 0) freq = &out[o];
@@ -196,7 +204,7 @@ static int32_t rope_inv_freq(const char *spec, pe_tensor *out, int32_t n_out) {
   }
   if (!freq || !factor || freq->rank != 1 || freq->shape[0] != rotary / 2) return PE_ERROR; /* never write past an output */
   float *w = (float *)freq->data, a;
-  if (!frequencies(spec, rotary, denominator, base, 0, w, &a)) return PE_UNSUPPORTED;
+  if (!frequencies(spec, rotary, r.denominator, r.base, 0, w, &a)) return PE_UNSUPPORTED;
   if (MUTANT == BF16_INV_FREQ)
     for (long i = 0; i < rotary / 2; ++i) w[i] = round_bits(w[i], 8);
   if (MUTANT == YARN_MAGNITUDE_TWICE) a *= a;

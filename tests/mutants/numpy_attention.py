@@ -8,6 +8,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "python"))
 import numpy as np  # noqa: E402
+from numpy_rope import softmax_attention  # noqa: E402
 from pecheck_serve import Unsupported, serve, spec_field  # noqa: E402
 
 F = np.float32
@@ -81,16 +82,8 @@ def attend(op, spec, inputs):
         q, k, v = inputs["q"], inputs["k"], inputs["v"]
         qpos = inputs["qpos"] if "qpos" in inputs else np.arange(q.shape[0])
         kpos = inputs["kpos"] if "kpos" in inputs else np.arange(k.shape[0])
-    scores = np.einsum("thd,shd->hts", q, k) / np.sqrt(F(q.shape[2]))
-    if scheme == "alibi":
-        scores = scores + alibi_bias(spec, qpos, kpos)
-    if scheme == "t5":
-        scores = scores + t5_bias(spec, qpos, kpos, inputs["table"])
-    if int(inputs["causal"]):
-        scores = np.where((kpos[None, :] > qpos[:, None])[None, :, :], F(-np.inf), scores)
-    weights = np.exp(scores - scores.max(axis=2, keepdims=True))
-    weights /= weights.sum(axis=2, keepdims=True)
-    return {"out": np.einsum("hts,shv->thv", weights, v).astype(F)}
+    bias = alibi_bias(spec, qpos, kpos) if scheme == "alibi" else t5_bias(spec, qpos, kpos, inputs["table"]) if scheme == "t5" else None
+    return {"out": softmax_attention(q, k, v, qpos, kpos, int(inputs["causal"]), bias)}
 
 
 if __name__ == "__main__":
