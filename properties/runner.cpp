@@ -21,6 +21,7 @@ namespace {
 // What the property body saw across the cases of one RapidCheck run.
 struct observations {
   double worst_fraction = 0;
+  double first_failure_fraction = 0;  // residual / bound of the first failing case, before shrinking
   std::set<std::string> notes;
   std::string error;  // the last law or reference error
 };
@@ -70,7 +71,10 @@ rc::detail::TestResult check(const run_options& options, observations& seen, Bod
       RC_FAIL("error: " + error);
     }
     if (!m->note.empty()) seen.notes.insert(m->note);
-    if (!m->holds()) RC_FAIL(fmt::format("residual {:.6g} > bound {:.6g}", m->residual, m->bound));
+    if (!m->holds()) {
+      if (seen.first_failure_fraction == 0) seen.first_failure_fraction = m->bound > 0 ? m->residual / m->bound : INFINITY;
+      RC_FAIL(fmt::format("residual {:.6g} > bound {:.6g}", m->residual, m->bound));
+    }
     if (m->bound > 0) seen.worst_fraction = std::max(seen.worst_fraction, m->residual / m->bound);
   });
 }
@@ -147,6 +151,7 @@ target_result run_target(const property& p, const target& t, const run_options& 
     r.failure = result.template get<rc::detail::Error>().description;
   }
   r.worst_fraction = seen.worst_fraction;
+  r.first_failure_fraction = seen.first_failure_fraction;
   r.bound = summarize_notes(seen.notes);
   if (r.bound.empty() && r.observed == "holds") r.bound = fmt::format("worst residual {:.3g} of its bound", r.worst_fraction);
   r.met = (t.expected == expectation::fails) ? r.observed == "fails"

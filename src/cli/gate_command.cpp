@@ -2,8 +2,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -22,7 +24,7 @@ struct gate_cli {
   std::string impl, impl_cmd;
   bool reference = false, bench = false;
   std::vector<std::string> specs;
-  std::string dtype = "f32", working, tolerance = "standard", golden = "golden", json, junit;
+  std::string dtype = "f32", working, tolerance = "standard", golden = "golden", golden_scope = "scheme", json, junit;
   std::int64_t max_pos = std::int64_t{1} << 20;
   int cases = 100, timeout_ms = 10000;
   std::uint64_t seed = 20261129;
@@ -38,6 +40,8 @@ std::string line_of(const pe::gate::check_result& r, const std::string& dtype) {
   // Cases an implementation declined are not passes: say how many were left out.
   if (r.unsupported > 0 && r.result != pe::gate::verdict::unsupported)
     out += fmt::format("\n    {} call{} answered unsupported: those cases were left out", r.unsupported, r.unsupported == 1 ? "" : "s");
+  if (r.result == pe::gate::verdict::fail && std::isfinite(r.first_failure_fraction) && r.first_failure_fraction > 0)
+    out += fmt::format("  (first failing case at {:.3g} times its bound)", r.first_failure_fraction);
   if (!r.detail.empty()) out += "\n    " + r.detail;
   if (r.result == pe::gate::verdict::fail) out += "\n    reproduce: " + r.reproduce;
   return out;
@@ -94,12 +98,15 @@ std::function<int()> add_gate_command(CLI::App& app) {
   cmd->add_option("--spec", o->specs, "spec to check (repeatable)")->required();
   cmd->add_option("--dtype", o->dtype, "I/O dtype: f32, f64, f16, bf16 (default f32)");
   cmd->add_option("--working", o->working, "the implementation's working precision: f32 or f64 (default: f32, or f64 for --dtype f64)");
-  cmd->add_option("--tolerance", o->tolerance, "strict, standard, loose (the angle coefficient C = 2, 4, 16) or C itself, a number >= 1");
+  cmd->add_option("--tolerance", o->tolerance, "strict (direct angles only), standard, loose (4x) or the angle coefficient C itself, a number >= 1 (proofs/gate_tolerance.md)");
   cmd->add_option("--max-pos", o->max_pos, "largest position drawn (default 2^20)")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   cmd->add_option("--cases", o->cases, "random conformance cases per spec")->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", o->seed, "RapidCheck seed (fixed by default)");
   cmd->add_option("--timeout-ms", o->timeout_ms, "time limit of one call")->check(CLI::Range(1, 3600000));
   cmd->add_option("--golden", o->golden, "the golden directory (default golden)");
+  cmd->add_option("--golden-scope", o->golden_scope,
+                  "scheme: every golden file of the spec's scheme (default); spec: only the files of the spec itself; none: no golden check")
+      ->check(CLI::IsMember({"scheme", "spec", "none"}));
   cmd->add_option("--json", o->json, "write the results as JSON to FILE");
   cmd->add_option("--junit", o->junit, "write the results as JUnit XML to FILE (for CI dashboards)");
   return [o] {
@@ -120,10 +127,13 @@ std::function<int()> add_gate_command(CLI::App& app) {
                                                          : "--impl " + pe::props::shell_quote(o->impl);
     std::vector<pe::gate::check_result> results;
     const auto run_all = [&](pe::gate::implementation& target, std::vector<pe::gate::check_result>& into) {
+      std::set<std::string> golden_checked;  // a golden file is run once, for the first spec of its scheme
       for (const auto& spec : specs) {
         pe::gate::gate_options g{spec, model, o->max_pos, o->cases, o->seed, o->golden,
                                  fmt::format("pecheck gate {} --dtype {} --working {} --tolerance {}", impl_flag, o->dtype,
                                              working_name, o->tolerance)};
+        g.golden_own_spec_only = o->golden_scope == "spec";
+        g.golden_checked = golden_checked;
         if (isatty(2)) {  // a progress line on a terminal only; logs and CI get the report alone
           g.progress = [](const std::string& check, int done, int total) {
             if (total > 0) fmt::print(stderr, "\r  {:<12} {:>6} / {:<6}", check, done, total);
@@ -132,7 +142,11 @@ std::function<int()> add_gate_command(CLI::App& app) {
           };
         }
         for (auto& c : pe::gate::check_conformance(target, g)) into.push_back(std::move(c));
-        into.push_back(pe::gate::check_golden(target, g));
+        if (o->golden_scope != "none")
+          for (auto& c : pe::gate::check_golden(target, g)) {
+            if (c.check.starts_with("golden:")) golden_checked.insert(c.check.substr(7));
+            into.push_back(std::move(c));
+          }
         into.push_back(pe::gate::check_determinism(target, g));
         for (auto& law : pe::gate::check_laws(target, g)) into.push_back(std::move(law));
       }
@@ -167,7 +181,8 @@ std::function<int()> add_gate_command(CLI::App& app) {
       j["checks"] = nlohmann::ordered_json::array();
       for (const auto& r : results) {
         j["checks"].push_back({{"check", r.check}, {"spec", r.spec}, {"result", pe::gate::verdict_name(r.result)}, {"cases", r.cases},
-                               {"unsupported_calls", r.unsupported}, {"worst_ulps", r.worst_ulps}, {"worst_fraction_of_bound", r.worst_fraction}, {"worst", r.worst_where},
+                               {"unsupported_calls", r.unsupported}, {"worst_ulps", r.worst_ulps}, {"worst_fraction_of_bound", r.worst_fraction},
+                               {"first_failure_fraction_of_bound", std::isfinite(r.first_failure_fraction) ? nlohmann::ordered_json(r.first_failure_fraction) : nlohmann::ordered_json("inf")}, {"worst", r.worst_where},
                                {"detail", r.detail}, {"reproduce", r.reproduce}});
       }
       write_file_atomically(o->json, j.dump(2) + "\n", "--json");

@@ -31,7 +31,8 @@ input_errors input_side(const error_model& m, const spec& s, const attend_inputs
                         const std::vector<double>& k, const std::vector<double>& v, const std::vector<std::int64_t>& qpos,
                         const std::vector<std::int64_t>& kpos, std::int64_t axes) {
   input_errors e{std::vector<double>(q.size(), 0.0), std::vector<double>(k.size(), 0.0), std::vector<double>(v.size(), 0.0)};
-  const error_model in_working{m.working, m.working, m.angle_coefficient};  // values kept in the working format
+  error_model in_working = m;  // values kept in the working format
+  in_working.io = m.working;
   const double u_w = dtype_roundoff(m.working);
   if (s.scheme() == "rope" || s.scheme() == "rope_nd" || s.scheme() == "mrope") {
     const auto rotated_error = [&](const tensor<double>& x, const std::vector<std::int64_t>& pos, const std::vector<double>& exact) {

@@ -13,6 +13,7 @@
 #include "golden/manifest.hpp"
 #include "pe/attention.hpp"
 #include "pe/error.hpp"
+#include "pe/schemes/rope.hpp"
 #include "pe/ulp.hpp"
 #include "properties/generators.hpp"
 #include "properties/law_support.hpp"
@@ -145,6 +146,20 @@ op_inputs draw_inputs(const std::string& op, const spec& s, std::int64_t max_pos
     for (std::int64_t e = 0; e < tokens * in.pos_axes; ++e) in.pos.push_back(*props::gen_position(max_pos));
     RC_CLASSIFY(*std::max_element(in.pos.begin(), in.pos.end()) >= (std::int64_t{1} << 24), "p>=2^24");
   }
+  if (op == "rotate") {
+    // A third of the cases put one token on a position where the scaling changes behaviour (a
+    // call length at original_max +- 1, a band edge, a ramp end), the others at or below it, so
+    // that a switch taken one token early (>= for >) shows.
+    std::vector<std::int64_t> edges;
+    for (const auto p : rope_boundary_positions(s))
+      if (p <= max_pos) edges.push_back(p);
+    if (!edges.empty() && *rc::gen::inRange(0, 3) == 0) {
+      const auto edge = *rc::gen::elementOf(edges);
+      for (auto& p : in.pos) p = std::min(p, edge);
+      in.pos[*rc::gen::inRange<std::size_t>(0, in.pos.size())] = edge;
+      RC_CLASSIFY(true, "boundary position");
+    }
+  }
   if (op == "encode") keep_within_table(s, in.pos);
   if (op == "rotate") {
     const auto heads = *rc::gen::inRange<std::int64_t>(1, 5);
@@ -234,6 +249,7 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
     ++answered;
     if (c.status == call_status::ok && c.worst_fraction > worst.worst_fraction) worst = c;
     worst.worst_ulps = std::max(worst.worst_ulps, c.worst_ulps);
+    if (!c.within && r.first_failure_fraction == 0) r.first_failure_fraction = c.status == call_status::ok ? c.worst_fraction : INFINITY;
     if (!c.within) RC_FAIL(fmt::format("{}: {}", c.status == call_status::ok ? "out of bound" : status_name(c.status), c.message));
   });
   if (answered == 0 && r.unsupported > 0) {
@@ -284,20 +300,27 @@ std::vector<check_result> check_conformance(implementation& impl, const gate_opt
   return out;
 }
 
-check_result check_golden(implementation& impl, const gate_options& o) {
-  check_result r{"golden", o.spec};
+std::vector<check_result> check_golden(implementation& impl, const gate_options& o) {
   const spec s = parse_spec(o.spec);
-  r.reproduce = fmt::format("{} --spec {}", o.reproduce_prefix, props::shell_quote(o.spec));
+  const auto result_for = [&](const std::string& check) {
+    check_result r{check, o.spec};
+    r.reproduce = fmt::format("{} --spec {}{}", o.reproduce_prefix, props::shell_quote(o.spec), o.golden_own_spec_only ? " --golden-scope spec" : "");
+    return r;
+  };
   std::ifstream mf(o.golden_dir / "MANIFEST.json");
   if (!mf) {
+    auto r = result_for("golden");
     r.result = verdict::skipped;
     r.detail = fmt::format("no golden tree at {}", o.golden_dir.string());
-    return r;
+    return {r};
   }
   std::stringstream text;
   text << mf.rdbuf();
   const auto manifest = golden::parse_manifest(text.str(), (o.golden_dir / "MANIFEST.json").string());
-  bool any_supported = false;
+  // One result per golden file (one configuration of the scheme), so that one failing
+  // configuration never hides what the others show.
+  std::vector<check_result> out;
+  bool already = false;  // some file was run for an earlier spec already
   for (const auto& entry : manifest.files) {
     std::ifstream f(o.golden_dir / entry.path);
     std::stringstream body;
@@ -306,30 +329,44 @@ check_result check_golden(implementation& impl, const gate_options& o) {
     const spec fs = parse_spec(file.spec);
     const auto ops = ops_for(fs);
     if (fs.scheme() != s.scheme() || std::find(ops.begin(), ops.end(), file.op) == ops.end()) continue;
+    if (o.golden_own_spec_only && fs.text() != s.text()) continue;
+    if (o.golden_checked.count(entry.path)) {
+      already = true;
+      continue;
+    }
+    auto r = result_for("golden:" + entry.path);
     for (const auto& c : file.cases) {
-      if (o.progress) o.progress("golden", r.cases + 1, 0);  // the total is not known up front
-      const outcome out = run_case(impl, file.op, fs, golden::op_inputs_of(file.op, fs, c, entry.path), o.model);
-      if (out.status == call_status::unsupported) {
+      if (o.progress) o.progress("golden", r.cases + 1, static_cast<int>(file.cases.size()));
+      const outcome got = run_case(impl, file.op, fs, golden::op_inputs_of(file.op, fs, c, entry.path), o.model);
+      if (got.status == call_status::unsupported) {
         ++r.unsupported;
         continue;
       }
-      any_supported = true;
       ++r.cases;
-      r.worst_ulps = std::max(r.worst_ulps, out.worst_ulps);
-      if (out.worst_fraction > r.worst_fraction) r.worst_fraction = out.worst_fraction, r.worst_where = entry.path + " case " + c.id + ": " + out.message;
-      if (!out.within) {
+      r.worst_ulps = std::max(r.worst_ulps, got.worst_ulps);
+      if (got.worst_fraction > r.worst_fraction) r.worst_fraction = got.worst_fraction, r.worst_where = "case " + c.id + ": " + got.message;
+      if (!got.within) {
         r.result = verdict::fail;
-        r.detail = fmt::format("{} case {} ({}): {}: {}", entry.path, c.id, file.spec,
-                               out.status == call_status::ok ? "out of bound" : status_name(out.status), out.message);
-        return r;
+        r.first_failure_fraction = got.status == call_status::ok ? got.worst_fraction : INFINITY;
+        r.detail = fmt::format("case {} ({} {}): {}: {}", c.id, file.op, file.spec, got.status == call_status::ok ? "out of bound" : status_name(got.status),
+                               got.message);
+        break;
       }
     }
+    if (r.result != verdict::fail && r.cases == 0) {
+      r.result = verdict::unsupported;
+      r.detail = fmt::format("{} supports none of the {} cases ({} {})", impl.name(), file.cases.size(), file.op, file.spec);
+    }
+    out.push_back(std::move(r));
   }
-  if (!any_supported) {
-    r.result = verdict::unsupported;
-    r.detail = fmt::format("no golden case of {} that {} supports", s.scheme(), impl.name());
+  if (out.empty() && !already) {
+    auto r = result_for("golden");
+    r.result = verdict::skipped;
+    r.detail = o.golden_own_spec_only ? fmt::format("no golden file has the configuration {} (--golden-scope spec)", o.spec)
+                                      : fmt::format("no golden file of {}", s.scheme());
+    out.push_back(std::move(r));
   }
-  return r;
+  return out;
 }
 
 check_result check_determinism(implementation& impl, const gate_options& o) {

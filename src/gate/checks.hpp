@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,18 +22,21 @@ struct gate_options {
   std::string reproduce_prefix;  // "pecheck gate --impl X" : checks append their own flags
   // Called as cases run (check name, cases run so far, cases planned or 0 if unknown); may be empty.
   std::function<void(const std::string&, int, int)> progress;
+  bool golden_own_spec_only = false;  // golden: only the files whose spec is this one (--golden-scope spec)
+  std::set<std::string> golden_checked;  // golden files already run for an earlier spec: not run again
 };
 
 enum class verdict { pass, fail, unsupported, skipped };
 std::string_view verdict_name(verdict v);
 
 struct check_result {
-  std::string check;  // "conformance.<op>", "golden", "determinism", or a law's id
+  std::string check;  // "conformance.<op>", "golden:<file>", "determinism", or a law's id
   std::string spec;
   verdict result = verdict::pass;
   int cases = 0;
   double worst_ulps = 0;        // worst error in ulps of the I/O dtype
   double worst_fraction = 0;    // worst error / bound
+  double first_failure_fraction = 0;  // error / bound on the first failing case before shrinking: the detection margin
   std::string worst_where;      // which element
   std::string detail;           // why it failed / was skipped; the counterexample
   std::string reproduce;
@@ -43,7 +47,10 @@ struct check_result {
 // One result per op of the scheme: conformance.rotate and conformance.inv_freq for the RoPE
 // family, conformance.bucket and conformance.bias for T5, conformance.encode, conformance.bias ...
 std::vector<check_result> check_conformance(implementation& impl, const gate_options& o);
-check_result check_golden(implementation& impl, const gate_options& o);
+// One result per golden file of the scheme ("golden:<path>"), or of the spec alone with
+// golden_own_spec_only, less those in golden_checked; a single SKIPPED "golden" when there is
+// none at all.
+std::vector<check_result> check_golden(implementation& impl, const gate_options& o);
 check_result check_determinism(implementation& impl, const gate_options& o);
 // One result per registry law marked on_implementations that applies to the spec's scheme, run on
 // the implementation alone (laws.cpp): no reference output is compared, only the law's identity.

@@ -130,6 +130,7 @@ std::vector<check_result> check_laws(implementation& impl, const gate_options& o
     const auto result = props::run_target(p, fixed, {o.cases, o.seed}, backend);
     r.cases = result.cases;
     r.worst_fraction = result.worst_fraction;
+    r.first_failure_fraction = result.first_failure_fraction;
     if (result.observed == "gave up" && backend.unsupported_calls() > 0) {
       r.result = verdict::unsupported;
       r.detail = fmt::format("{} answered unsupported for the calls of {}", impl.name(), p.id);

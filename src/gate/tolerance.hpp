@@ -9,13 +9,15 @@
 
 namespace pe::gate {
 
-// strict / standard / loose set the angle coefficient C: a correct kernel's angle p w is off
-// by at most C u_w (|p w| + 1) (HF-style binary32 products: about 1 u_w |p w|; ggml's iterated
-// products: about 2.7 u_w |p w|).
+// The angle a correct kernel forms for pair i may be off by u_w (C + 3 |ln w| + kappa i + ...)
+// (|p w| + 1) (proofs/gate_tolerance.md). strict: C = 7, kappa = 0 (direct angles p w only);
+// standard: C = 7, kappa = 3 (iterated products theta_i = theta_(i-1) theta_scale admitted too);
+// loose: both four times; an explicit number sets C with the standard kappa.
 struct error_model {
   dtype io = dtype::f32;       // inputs and outputs
   dtype working = dtype::f32;  // the implementation's arithmetic
-  double angle_coefficient = 4;
+  double angle_coefficient = 7;  // C
+  double chain_coefficient = 3;  // kappa, per product of an iterated angle
   // level: strict, standard, loose, or an explicit coefficient C >= 1 ("8"); input_error otherwise.
   static error_model of(dtype io, dtype working, const std::string& level);
 };

@@ -39,7 +39,17 @@ enum {
   YARN_MAGNITUDE_TWICE = 21,   /* attention factor folded into cos/sin and again into the output */
   YARN_MAGNITUDE_MISSING = 22, /* attention factor dropped (frequencies right) */
   YARN_RANGE_EXTENDED = 23,    /* correction range from the extended context s L instead of L */
-  LONGROPE_SHORT_ALWAYS = 24   /* short factors used past original_max */
+  LONGROPE_SHORT_ALWAYS = 24, /* short factors used past original_max */
+  SIN_SIGN_ONE_OUTPUT = 25,   /* rotate_half as cat(x2, x1) without the minus: y_a = x_a c + x_b s */
+  YARN_RAMP_DIM_INDEX = 26,   /* YaRN's ramp read at the dim index 2i instead of the pair index i */
+  LLAMA3_BANDS_SWAPPED = 27,  /* Llama 3: high frequencies divided by the factor, low ones kept */
+  THETA_SCALE_HEAD_DIM = 28,  /* iterated angles with theta_scale = base^(-2/head_dim) under partial rotary */
+  POSITIONS_FROM_FIRST = 29,  /* positions taken as p0 + t instead of the given ones */
+  LONGROPE_BOUNDARY_GE = 30,  /* long factors from seq_len >= original_max (one token early) */
+  CACHE_TOO_SHORT = 31,       /* a cos/sin cache of 4096 rows; later positions read its last row */
+  ANGLES_BF16 = 32,           /* a cache of angles p w stored in bf16 */
+  DYNAMIC_ALWAYS_SCALED = 33, /* dynamic NTK's rescaled base kept at lengths within original_max */
+  FACTOR_ON_PASS_THROUGH = 34 /* the attention factor also multiplied into the dims past rotary_dim */
 };
 
 int32_t pe_impl_abi_version(void) { return PE_IMPL_ABI_VERSION; }
@@ -52,20 +62,6 @@ static float round_bits(float x, int bits) {
   frexpf(x, &e);
   const float q = ldexpf(1.0f, e - bits);
   return nearbyintf(x / q) * q;
-}
-
-/* The n numbers of a spec list field "key=[a, b, ...]" into out; returns how many were read. */
-static long list_field(const char *spec, const char *key, float *out, long n) {
-  const char *p = pe_spec_field(spec, key);
-  if (!p || *p != '[') return 0;
-  long k = 0;
-  for (++p; k < n && *p && *p != ']'; ++k) {
-    char *end;
-    out[k] = strtof(p, &end);
-    p = end;
-    while (*p == ',' || *p == ' ') ++p;
-  }
-  return k;
 }
 
 /* Frequencies (binary32, HF's way) of plain rope, yarn (magnitude=hf) or longrope; the
@@ -90,23 +86,51 @@ static int frequencies(const char *spec, long rotary, long denominator, float ba
     if (high > r - 1) high = r - 1;
     if (low == high) high += 0.001;
     for (long i = 0; i < rotary / 2; ++i) {
-      float ramp = (float)((i - low) / (high - low));
+      const long at = MUTANT == YARN_RAMP_DIM_INDEX ? 2 * i : i;
+      float ramp = (float)((at - low) / (high - low));
       ramp = ramp < 0 ? 0 : ramp > 1 ? 1 : ramp;
       inv_freq[i] = inv_freq[i] / (float)s * ramp + inv_freq[i] * (1 - ramp);
     }
     *factor = s <= 1 ? 1.0f : (float)(0.1 * log(s) + 1.0);
     return 1;
   }
+  if (strncmp(scaling, "llama3(", 7) == 0) { /* HF's smoothing, binary32 */
+    const float f = strtof(pe_spec_field(scaling, "factor"), NULL), lo = strtof(pe_spec_field(scaling, "low_freq_factor"), NULL),
+                hi = strtof(pe_spec_field(scaling, "high_freq_factor"), NULL), original = strtof(pe_spec_field(scaling, "original_max"), NULL);
+    for (long i = 0; i < rotary / 2; ++i) {
+      const float w = inv_freq[i], wavelength = 2 * (float)M_PI / w;
+      int interpolate = wavelength > original / lo, keep = wavelength < original / hi;
+      if (MUTANT == LLAMA3_BANDS_SWAPPED) {
+        const int swap = interpolate;
+        interpolate = keep, keep = swap;
+      }
+      const float smooth = (original / wavelength - lo) / (hi - lo);
+      inv_freq[i] = interpolate ? w / f : keep ? w : (1 - smooth) * w / f + smooth * w;
+    }
+    return 1;
+  }
+  if (strncmp(scaling, "dynamic(", 8) == 0) { /* HF dynamic NTK: the base rescaled while seq_len > original_max */
+    const double f = strtod(pe_spec_field(scaling, "factor"), NULL), original = strtod(pe_spec_field(scaling, "original_max"), NULL);
+    const char *given = pe_spec_field(scaling, "seq_len");
+    double seq_len = given ? strtod(given, NULL) : (double)max_pos + 1;
+    if (MUTANT == DYNAMIC_ALWAYS_SCALED && seq_len <= original) seq_len = 2 * original; /* a state left by a long call */
+    if (seq_len > original) {
+      const float scaled = (float)(base * pow(f * seq_len / original - (f - 1), (double)rotary / (rotary - 2)));
+      for (long i = 0; i < rotary / 2; ++i) inv_freq[i] = 1.0f / powf(scaled, (float)(2 * i) / (float)denominator);
+    }
+    return 1;
+  }
   if (strncmp(scaling, "longrope(", 9) == 0) {
     if (pe_spec_field(scaling, "attention_factor") || pe_spec_field(scaling, "factor")) return 0;
     float short_f[4096], long_f[4096];
-    if (rotary / 2 > 4096 || list_field(scaling, "short_factor", short_f, rotary / 2) != rotary / 2 ||
-        list_field(scaling, "long_factor", long_f, rotary / 2) != rotary / 2)
+    if (rotary / 2 > 4096 || pe_spec_list(scaling, "short_factor", short_f, rotary / 2) != rotary / 2 ||
+        pe_spec_list(scaling, "long_factor", long_f, rotary / 2) != rotary / 2)
       return 0;
     const double original = strtod(pe_spec_field(scaling, "original_max"), NULL), extended = strtod(pe_spec_field(scaling, "max_pos"), NULL);
     const char *given = pe_spec_field(scaling, "seq_len");
     const double seq_len = given ? strtod(given, NULL) : (double)max_pos + 1;
-    const int use_long = seq_len > original && MUTANT != LONGROPE_SHORT_ALWAYS;
+    int use_long = seq_len > original && MUTANT != LONGROPE_SHORT_ALWAYS;
+    if (MUTANT == LONGROPE_BOUNDARY_GE) use_long = seq_len >= original;
     for (long i = 0; i < rotary / 2; ++i) inv_freq[i] /= use_long ? long_f[i] : short_f[i];
     const double s = extended / original;
     *factor = s <= 1 ? 1.0f : (float)sqrt(1 + log(s) / log(original));
@@ -159,6 +183,8 @@ static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
   for (int64_t t = 0; t < tokens; ++t) {
     int64_t position = p[t];
     if (MUTANT == POSITION_OFF_BY_ONE) position += 1;
+    if (MUTANT == POSITIONS_FROM_FIRST) position = p[0] + t;
+    if (MUTANT == CACHE_TOO_SHORT && position > 4095) position = 4095;
     if (MUTANT == KV_OFFSET_IGNORED) position -= p[0];
     if (MUTANT == CRASH && position > 1000) *(volatile int *)0 = 1;
     if (MUTANT == HANG && position == 257)
@@ -168,15 +194,20 @@ static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
     for (int64_t h = 0; h < heads; ++h) {
       const float *xv = xs + (t * heads + (MUTANT == HEAD_STRIDE ? 0 : h)) * dim;
       float *yv = ys + (t * heads + h) * dim;
+      float chained = fp; /* THETA_SCALE_HEAD_DIM: iterated angles, theta_scale from the head dim */
+      const float theta_scale = powf(base, -2.0f / (float)dim);
       for (long i = 0; i < rotary / 2; ++i) {
         float w = inv_freq[i];
         if (MUTANT == BF16_INV_FREQ) w = round_bits(w, 8);
-        float c = cosf(fp * w) * in_trig, s = sinf(fp * w) * in_trig;
+        float angle = fp * w;
+        if (MUTANT == THETA_SCALE_HEAD_DIM) angle = chained, chained *= theta_scale;
+        if (MUTANT == ANGLES_BF16) angle = round_bits(angle, 8);
+        float c = cosf(angle) * in_trig, s = sinf(angle) * in_trig;
         if (MUTANT == FP16_COS_SIN) c = round_bits(c, 11), s = round_bits(s, 11);
         if (MUTANT == SIGN_FLIPPED) s = -s;
         if (MUTANT == NAN_AT_ZERO && position == 0) c = NAN;
         const long a = neox ? i : 2 * i, b = neox ? i + rotary / 2 : 2 * i + 1;
-        yv[a] = (xv[a] * c - xv[b] * s) * on_output;
+        yv[a] = (xv[a] * c - (MUTANT == SIN_SIGN_ONE_OUTPUT ? -1 : 1) * xv[b] * s) * on_output;
         yv[b] = (xv[b] * c + xv[a] * s) * on_output;
         if (MUTANT == NONDETERMINISTIC) {
           struct timespec now;
@@ -184,7 +215,7 @@ static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
           if (now.tv_nsec & 1) yv[a] = nextafterf(yv[a], INFINITY);
         }
       }
-      for (long d = rotary; d < dim; ++d) yv[d] = xv[d];
+      for (long d = rotary; d < dim; ++d) yv[d] = xv[d] * (MUTANT == FACTOR_ON_PASS_THROUGH ? factor : 1.0f);
     }
   }
   free(inv_freq);

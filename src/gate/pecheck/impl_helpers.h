@@ -2,6 +2,7 @@
 #ifndef PECHECK_IMPL_HELPERS_H
 #define PECHECK_IMPL_HELPERS_H
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "pecheck/impl.h"
@@ -13,6 +14,21 @@ static inline const char *pe_spec_field(const char *spec, const char *key) {
   for (const char *p = strstr(spec, key); p; p = strstr(p + 1, key))
     if ((p == spec || p[-1] == '(' || p[-1] == ' ') && p[n] == '=') return p + n + 1;
   return NULL;
+}
+
+/* The numbers of a list field "key=[a, b, ...]" read into out (at most n); returns how many were read. */
+static inline long pe_spec_list(const char *spec, const char *key, float *out, long n) {
+  const char *p = pe_spec_field(spec, key);
+  if (!p || *p != '[') return 0;
+  long k = 0;
+  for (++p; k < n && *p && *p != ']'; ++k) {
+    char *end;
+    out[k] = strtof(p, &end);
+    if (end == p) return k;
+    p = end;
+    while (*p == ',' || *p == ' ') ++p;
+  }
+  return k;
 }
 
 /* The input tensor called `name`, or NULL. */

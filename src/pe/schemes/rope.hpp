@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -56,14 +57,11 @@ struct rope_frequencies {
 
   template <class U>
   U omega(int i) const {
-    using std::ceil;
-    using std::floor;
-    using std::log;
     using std::pow;
     if (i >= pairs() - zeroed) return U(0);  // p-RoPE: these pairs pass through unrotated
     const U r(rotary);
     const auto geometric = [&](const U& b) { return pow(b, U(-2 * i) / r); };
-    const U plain = freqs ? U((*freqs)[i]) : geometric(U(base));
+    const U plain = omega_unscaled<U>(i);
     if (!scaling) return plain;
     const spec& sc = *scaling;
     const std::string& kind = sc.scheme();
@@ -83,26 +81,12 @@ struct rope_frequencies {
       const U wavelength = two_pi_in<U>() / plain;
       if (wavelength > original / lo) return plain / f;    // strictly longer than the low band: interpolate
       if (wavelength < original / hi) return plain;        // strictly shorter than the high band: keep
-      const U s = (original / wavelength - lo) / (hi - lo);  // inclusive middle band: blend
+      const U s = llama3_smooth(plain);                     // inclusive middle band: blend
       return (U(1) - s) * plain / f + s * plain;
     }
     if (kind == "yarn") {
-      const U f(sc.real("factor")), original(sc.integer("original_max"));
-      const auto correction_dim = [&](double rotations) {
-        return r * log(original / (U(rotations) * two_pi_in<U>())) / (U(2) * log(U(base)));
-      };
-      U low = correction_dim(sc.real("beta_fast")), high = correction_dim(sc.real("beta_slow"));
-      const bool ggml = sc.choice("magnitude") == "ggml";
-      if (ggml || sc.boolean("truncate")) low = floor(low), high = ceil(high);
-      low = std::max(low, U(0));
-      high = std::min(high, r - U(1));
-      U span = high - low;
-      // The constants 0.001 and 0.1 below are exact decimals (U(1) / U(1000)), as the papers write
-      // them; implementations' float or double literals differ by at most an ulp of their type.
-      const U thousandth = U(1) / U(1000);
-      if (ggml) span = std::max(span, thousandth);  // ggml: MAX(0.001, high - low)
-      else if (low == high) span = thousandth;       // HF: high += 0.001 when the range is empty
-      const U ramp = std::clamp((U(i) - low) / span, U(0), U(1));  // 0: extrapolate, 1: interpolate
+      const U f(sc.real("factor"));
+      const U ramp = std::clamp(yarn_ramp<U>(i), U(0), U(1));  // 0: extrapolate, 1: interpolate
       return plain / f * ramp + plain * (U(1) - ramp);
     }
     if (kind == "longrope") {  // long factors once the sequence outgrows original_max
@@ -110,6 +94,68 @@ struct rope_frequencies {
       return plain / U(sc.reals(use_long ? "long_factor" : "short_factor")[i]);
     }
     throw spec_error(fmt::format("rope: scaling '{}' has no frequency law", kind));
+  }
+
+  // Where the scaling blends the interpolated and the original frequency of pair i (omega =
+  // plain (w / factor + 1 - w), w in [0, 1]), the weight w before it is clamped: YaRN's ramp,
+  // Llama 3's 1 - smooth. nullopt for other scalings. The gate's error model reads it
+  // (proofs/gate_tolerance.md): a kernel's w carries rounding, and w outside [0, 1] is clamped.
+  template <class U>
+  std::optional<U> interpolation_weight(int i) const {
+    if (!scaling || freqs || i >= pairs() - zeroed) return std::nullopt;
+    if (scaling->scheme() == "yarn") return yarn_ramp<U>(i);
+    if (scaling->scheme() == "llama3") return U(1) - llama3_smooth(omega_unscaled<U>(i));
+    return std::nullopt;
+  }
+
+  // The frequency of pair i before any scaling (explicit freqs, or base^(-2i/r)).
+  template <class U>
+  U omega_unscaled(int i) const {
+    using std::pow;
+    return freqs ? U((*freqs)[i]) : pow(U(base), U(-2 * i) / U(rotary));
+  }
+
+  // YaRN's correction range [low, high] in pair indices before any truncation or clamping:
+  // the pairs that turn beta_fast and beta_slow times over original_max.
+  template <class U>
+  std::pair<U, U> yarn_correction_range() const {
+    using std::log;
+    const spec& sc = *scaling;
+    const U r(rotary), original(sc.integer("original_max"));
+    const auto correction_dim = [&](double rotations) {
+      return r * log(original / (U(rotations) * two_pi_in<U>())) / (U(2) * log(U(base)));
+    };
+    return {correction_dim(sc.real("beta_fast")), correction_dim(sc.real("beta_slow"))};
+  }
+  // Whether YaRN floors low and ceils high (ggml always; HF unless truncate=false).
+  bool yarn_truncates() const { return scaling->choice("magnitude") == "ggml" || scaling->boolean("truncate"); }
+
+  // YaRN's ramp position (i - low) / span before clamping: 0 extrapolates, 1 interpolates.
+  template <class U>
+  U yarn_ramp(int i) const {
+    using std::ceil;
+    using std::floor;
+    const U r(rotary);
+    auto [low, high] = yarn_correction_range<U>();
+    if (yarn_truncates()) low = floor(low), high = ceil(high);
+    low = std::max(low, U(0));
+    high = std::min(high, r - U(1));
+    U span = high - low;
+    // The constants 0.001 and 0.1 below are exact decimals (U(1) / U(1000)), as the papers write
+    // them; implementations' float or double literals differ by at most an ulp of their type.
+    const U thousandth = U(1) / U(1000);
+    if (scaling->choice("magnitude") == "ggml") span = std::max(span, thousandth);  // ggml: MAX(0.001, high - low)
+    else if (low == high) span = thousandth;                                       // HF: high += 0.001 when the range is empty
+    return (U(i) - low) / span;
+  }
+
+  // Llama 3's smoothing (original / wavelength - low_freq_factor) / (high - low) of an unscaled
+  // frequency; in [0, 1] inside the middle band.
+  template <class U>
+  U llama3_smooth(const U& plain) const {
+    const spec& sc = *scaling;
+    const U lo(sc.real("low_freq_factor")), hi(sc.real("high_freq_factor")), original(sc.integer("original_max"));
+    return (original / (two_pi_in<U>() / plain) - lo) / (hi - lo);
   }
 
   // The factor rotate multiplies cos and sin by (HF's attention_scaling; 1 without one).
@@ -171,6 +217,40 @@ inline std::int64_t seq_len_after(std::int64_t max_pos) {
 }
 inline std::int64_t call_seq_len(std::span<const std::int64_t> pos) {
   return pos.empty() ? 0 : seq_len_after(*std::max_element(pos.begin(), pos.end()));
+}
+
+// Positions where a scaling changes behaviour, for test draws: for the scalings that read the
+// call's length (dynamic, longrope without seq_len) the largest positions original_max - 2,
+// original_max - 1 and original_max (call lengths original_max - 1, original_max, original_max + 1:
+// the switch is at seq_len > original_max); Llama 3's band edges original_max / low_freq_factor and
+// original_max / high_freq_factor in positions (wavelengths), and the wavelengths of YaRN's ramp
+// ends, each with its neighbours. Empty for everything else.
+inline std::vector<std::int64_t> rope_boundary_positions(const spec& s) {
+  std::vector<std::int64_t> out;
+  if (!s.has("scaling") || s.scheme() != "rope") return out;
+  const auto freq = rope_frequencies::of(s, std::nullopt);
+  const spec& sc = *freq.scaling;
+  const auto around = [&](double centre) {
+    const auto c = static_cast<std::int64_t>(std::llround(centre));
+    for (const std::int64_t p : {c - 1, c, c + 1})
+      if (p >= 0) out.push_back(p);
+  };
+  const bool reads_length = (sc.scheme() == "dynamic" || sc.scheme() == "longrope") && !sc.has("seq_len");
+  if (reads_length) around(static_cast<double>(sc.integer("original_max")) - 1);
+  if (sc.scheme() == "llama3") {
+    const double original = static_cast<double>(sc.integer("original_max"));
+    around(original / sc.real("low_freq_factor"));
+    around(original / sc.real("high_freq_factor"));
+  }
+  if (sc.scheme() == "yarn") {
+    const double r = static_cast<double>(freq.rotary), span = 1 / (freq.yarn_ramp<double>(1) - freq.yarn_ramp<double>(0));
+    const double low = -freq.yarn_ramp<double>(0) * span;
+    for (const double edge : {low, low + span}) {
+      const double pair = std::clamp(std::round(edge), 0.0, r / 2 - 1);
+      around(two_pi_in<double>() / freq.omega_unscaled<double>(static_cast<int>(pair)));
+    }
+  }
+  return out;
 }
 
 // inv_freq: the effective frequencies [rotary_dim/2] and the attention factor [].
