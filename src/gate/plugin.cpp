@@ -264,7 +264,9 @@ struct child_end {
   int status = 0;              // wait status
 };
 
-// Runs body in a child of its own group under the deadline and the memory budget, then kills the group.
+// Runs body in a child of its own group under the deadline and the memory budget, then kills the
+// group. The budget is watched from outside (resident set every 5 ms, and its peak at the end),
+// because a plugin that hits RLIMIT_AS only sees a failed allocation, and dies of it any way it likes.
 child_end run_isolated(call_region& region, int timeout_ms, const std::function<void()>& body) {
   process::child c(body);
   const std::string statm = fmt::format("/proc/{}/statm", c.pid());
@@ -274,8 +276,11 @@ child_end run_isolated(call_region& region, int timeout_ms, const std::function<
     return base > 0 && resident > base ? resident - base : 0;
   };
   child_end e;
-  e.ended = c.wait_until(process::clock_type::now() + std::chrono::milliseconds(timeout_ms),
-                         [&] { return !(e.out_of_memory = grown_pages(memory_of(statm.c_str()).resident) > budget_pages); });
+  const auto within_budget = [&] {
+    e.out_of_memory = grown_pages(memory_of(statm.c_str()).resident) > budget_pages;
+    return !e.out_of_memory;
+  };
+  e.ended = c.wait_until(process::clock_type::now() + std::chrono::milliseconds(timeout_ms), within_budget);
   rusage used{};
   e.status = c.finish(&used);
   e.out_of_memory = e.out_of_memory || grown_pages(static_cast<std::uint64_t>(used.ru_maxrss) * 1024 / page_size()) > budget_pages;

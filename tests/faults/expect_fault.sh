@@ -18,8 +18,10 @@ else
   impl=(--impl-cmd "$target $marker")
 fi
 started=$(date +%s%N)
-out=$("$pecheck" gate "${impl[@]}" "$@" 2>&1)
+# Into a file, not a pipe: a process left behind holding the pipe would stall the test instead of failing it.
+"$pecheck" gate "${impl[@]}" "$@" > "$dir/out" 2>&1
 status=$?
+out=$(cat "$dir/out")
 seconds=$(( ($(date +%s%N) - started) / 1000000000 ))
 echo "$out"
 echo "exit status $status after ${seconds} s"
