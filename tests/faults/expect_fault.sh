@@ -18,8 +18,9 @@ else
   impl=(--impl-cmd "$target $marker")
 fi
 started=$(date +%s%N)
-# Into a file, not a pipe: a process left behind holding the pipe would stall the test instead of failing it.
-"$pecheck" gate "${impl[@]}" "$@" > "$dir/out" 2>&1
+# Into a file, not a pipe: a process left behind holding the pipe would stall the test instead of
+# failing it. A gate that deadlocks is stopped at twice the time allowed, and fails the test.
+timeout -s KILL $((2 * max_seconds)) "$pecheck" gate "${impl[@]}" "$@" > "$dir/out" 2>&1
 status=$?
 out=$(cat "$dir/out")
 seconds=$(( ($(date +%s%N) - started) / 1000000000 ))

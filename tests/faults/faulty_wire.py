@@ -3,6 +3,7 @@
 (argv[1]; names in faults.cmake). Each answers hello, then misbehaves on its first request. Further
 arguments are ignored: the tests pass a marker there, to find any process left behind.
 No numpy: a restarted process must start fast."""
+import fcntl
 import json
 import os
 import signal
@@ -42,19 +43,36 @@ def wrong_types(head, field):
     stdout.flush()
 
 
+def shrink_stdin_pipe():
+    """A pipe of one page, so that a request of some tens of KiB outgrows it. The kernel refuses
+    while the pipe holds data (a restarted process may find its request there): it keeps its size.
+    Returns the size of a request this process surely did not receive whole when it answers: more
+    than the pipe plus what readline() may have buffered."""
+    try:
+        fcntl.fcntl(0, fcntl.F_SETPIPE_SZ, 4096)
+    except OSError:
+        pass
+    return fcntl.fcntl(0, fcntl.F_GETPIPE_SZ) + 16384
+
+
+UNREAD_BYTES = shrink_stdin_pipe() if mode == "unsupported_without_reading_big_payload" else 0
+
 while True:
     line = stdin.readline()
     if not line:
         sys.exit(0)
     head = json.loads(line)
     if head.get("op") == "hello":
+        if mode == "unsupported_without_reading_big_payload":  # the pipe is empty now: the gate waits for this answer
+            UNREAD_BYTES = shrink_stdin_pipe()
         write_frame({"v": 1, "status": "ok", "name": f"faulty wire {mode}", "ops": ["rotate"]})
         continue
     size = int(head.get("payload_bytes", 0))
     if mode == "unsupported_without_reading_big_payload":
-        # Answers before reading its payload; one larger than a pipe holds it never reads at all.
+        # Answers before reading its payload, and one larger than its pipe holds it never reads at all:
+        # a gate that wrote the whole request before reading the answer would wait forever.
         write_frame({"v": 1, "id": head["id"], "status": "unsupported", "message": "not reading that"})
-        if size > 65536:
+        if size > UNREAD_BYTES:
             sleep_forever()
         stdin.read(size)
         continue
