@@ -82,3 +82,8 @@ add_test(NAME gate.fault_wire_hang_leaves_no_process
          COMMAND ${fault_runner} $<TARGET_FILE:pecheck> impl-cmd "/usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/mutants/wire_mutants.py hangs" 1 60
                  "timed out: no answer within 1000 ms" --spec "rope(dim=32)" --timeout-ms 1000 ${fault_golden})
 set_tests_properties(gate.fault_wire_hang_leaves_no_process PROPERTIES LABELS gate)
+# A gate stopped by SIGTERM in the middle of a call takes the implementation's group along (the
+# shell, the process under it and its spinning child, none of which reads stdin), not just its own child.
+add_test(NAME gate.fault_gate_terminated_leaves_no_process
+         COMMAND sh -c "marker=pecheck-fault-term-$$; $<TARGET_FILE:pecheck> gate --impl-cmd '${faulty_wire} grandchild_spins '$marker --spec 'rope(dim=32)' --timeout-ms 60000 >/dev/null 2>&1 & gate=$!; sleep 2; kill -TERM $gate; wait $gate; status=$?; sleep 0.5; left=$(pgrep -f $marker); if [ -n \"$left\" ]; then echo \"left behind: $left\"; kill -KILL $left; exit 1; fi; echo \"gate exit status $status\"; test $status -eq 143")
+set_tests_properties(gate.fault_gate_terminated_leaves_no_process PROPERTIES LABELS gate)
