@@ -27,6 +27,7 @@ using clock_type = process::clock_type;
 
 // What a JSON value is, for a malformed answer's report: its type, and its text when short.
 std::string described(const json& v) {
+  if (v.is_null()) return "null";
   const std::string text = v.dump();
   return text.size() <= 40 ? fmt::format("{} {}", v.type_name(), text) : std::string(v.type_name());
 }

@@ -62,7 +62,7 @@ set(wire_faults
   "wrong_json_types_message|rope(dim=32)|30|bad output: malformed answer: field message is array \\[\"no\"\\], not a string"
   "wrong_json_types_outputs|rope(dim=32)|30|bad output: malformed answer: field outputs is object, not an array"
   "wrong_json_types_name|rope(dim=32)|30|bad output: malformed answer: field outputs\\[0\\]\\.name is number 1, not a string"
-  "wrong_json_types_dtype|rope(dim=32)|30|bad output: malformed answer: field outputs\\[0\\]\\.dtype is null null, not a string"
+  "wrong_json_types_dtype|rope(dim=32)|30|bad output: malformed answer: field outputs\\[0\\]\\.dtype is null, not a string"
   "wrong_json_types_shape|rope(dim=32)|30|bad output: malformed answer: field outputs\\[0\\]\\.shape is array .*, not an array of non-negative integers"
   "wrong_json_types_offset|rope(dim=32)|30|bad output: malformed answer: field outputs\\[0\\]\\.offset is number -1, not a non-negative integer"
   "wrong_json_types_nbytes|rope(dim=32)|30|bad output: malformed answer: field outputs\\[0\\]\\.nbytes is number 1.5, not a non-negative integer"
