@@ -229,6 +229,7 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
   int tried = 0;  // cases drawn so far, shrinking included (progress only)
   int answered = 0;
   outcome worst;
+  std::string cause;  // the fatal call's status and message: RapidCheck's own text would not say it
   const auto result = props::run_rapidcheck({cases, o.seed}, [&] {
     // After a crash, hang or stray write, shrinking would repeat it (a hang costs the whole
     // time limit each time): later cases pass untried, so the first failing case is reported.
@@ -241,7 +242,8 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
     if (o.progress) o.progress(r.check, ++tried, cases);
     const op_inputs in = draw_inputs(op, s, o.max_pos);
     const outcome c = run_case(impl, op, s, in, o.model);
-    fatal = c.status == call_status::crashed || c.status == call_status::timed_out || c.status == call_status::out_of_bounds;
+    fatal = is_fatal(c.status);
+    if (fatal) cause = fmt::format("{}: {}", status_name(c.status), c.message);
     if (c.status == call_status::unsupported) {
       ++r.unsupported;
       RC_DISCARD("unsupported");
@@ -269,7 +271,10 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
     return r;
   }
   r.result = verdict::fail;
-  if (result.template is<rc::detail::FailureResult>()) {
+  if (!cause.empty()) {  // the later cases (shrinking included) passed uncalled: the case that did it is the story
+    r.cases = result.template is<rc::detail::FailureResult>() ? result.template get<rc::detail::FailureResult>().numSuccess : answered - 1;
+    r.detail = cause;
+  } else if (result.template is<rc::detail::FailureResult>()) {
     const auto& bad = result.template get<rc::detail::FailureResult>();
     r.cases = bad.numSuccess;
     const auto last = bad.description.find_last_of('\n');
@@ -379,37 +384,59 @@ check_result check_determinism(implementation& impl, const gate_options& o) {
     r.detail = "no op to repeat";
     return r;
   }
-  int answered = 0;
+  int answered = 0;       // cases answered ok twice, and compared
+  std::string failure;    // the first call that failed (not unsupported): a case not answered is no pass
+  bool fatal = false;
   const auto result = props::run_rapidcheck({10, o.seed}, [&] {
+    // After a crash, hang or stray write, later cases are discarded uncalled: each would repeat it.
+    if (fatal) RC_DISCARD("an earlier call failed fatally");
     if (r.unsupported >= 10 && answered == 0) RC_DISCARD("unsupported");
     const op_inputs in = rounded_inputs(op, draw_inputs(op, s, o.max_pos), o.model.io);
     const auto templates = output_templates(op, s, in, o.model.io);
     const auto inputs = io_inputs(op, s, in, o.model.io);
-    const auto first = impl.run(op, s.text(), inputs, templates), second = impl.run(op, s.text(), inputs, templates);
+    const auto first = impl.run(op, s.text(), inputs, templates);
     if (first.status == call_status::unsupported) {
       ++r.unsupported;
       RC_DISCARD("unsupported");
     }
+    if (first.status != call_status::ok) {  // conformance reports the failure itself; here it is a case not answered
+      if (failure.empty()) failure = fmt::format("{}: {}", status_name(first.status), first.message);
+      fatal = is_fatal(first.status);
+      RC_DISCARD("the call failed");
+    }
+    const auto second = impl.run(op, s.text(), inputs, templates);
+    if (second.status != call_status::ok) {
+      fatal = is_fatal(second.status);
+      RC_FAIL(fmt::format("the same case answered ok, then {}: {}", status_name(second.status), second.message));
+    }
     ++answered;
-    if (first.status != call_status::ok || second.status != call_status::ok) return;  // conformance reports those
     for (std::size_t k = 0; k < first.outputs.size(); ++k)
       if (first.outputs[k].bytes != second.outputs[k].bytes) RC_FAIL(fmt::format("two runs of the same case differ in output {}", first.outputs[k].name));
   });
-  if (answered == 0 && r.unsupported > 0) {
-    r.result = verdict::unsupported;
+  if (answered == 0 && !result.template is<rc::detail::FailureResult>()) {
+    if (!failure.empty()) {
+      r.result = verdict::fail;
+      r.detail = "no case was answered: " + failure;
+    } else {
+      r.result = verdict::unsupported;
+    }
     return r;
   }
-  if (result.template is<rc::detail::GaveUpResult>()) {  // too many unsupported cases: the answered ones repeated
+  if (result.template is<rc::detail::GaveUpResult>()) {  // too many unsupported or failed cases: the answered ones repeated
     r.cases = answered;
+    if (!failure.empty()) r.detail = fmt::format("cases whose call failed were left out, the first: {}", failure);
   } else if (!result.template is<rc::detail::SuccessResult>()) {
     r.result = verdict::fail;
     std::ostringstream why;
     rc::detail::printResultMessage(result, why);
     const std::string text = why.str();
-    r.detail = text.find("differ") != std::string::npos ? text.substr(text.find("two runs")) : text;
+    // The message itself, after RapidCheck's echo of the RC_FAIL expression that holds the same words.
+    const auto differ = text.rfind("two runs of"), failed = text.rfind("the same case answered");
+    const auto said = differ == std::string::npos ? failed : failed == std::string::npos ? differ : std::max(differ, failed);
+    r.detail = said != std::string::npos ? text.substr(said) : text;
     r.detail = r.detail.substr(0, r.detail.find('\n'));
   } else {
-    r.cases = 10;
+    r.cases = answered;
   }
   return r;
 }

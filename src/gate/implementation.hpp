@@ -11,6 +11,8 @@ namespace pe::gate {
 // What one call came back with. Everything but ok and unsupported is a failure of the case.
 enum class call_status { ok, unsupported, error, crashed, timed_out, out_of_bounds, bad_output };
 std::string_view status_name(call_status s);
+// A crash, a hang or a stray write: calling again would repeat it (at the cost of a deadline, for a hang).
+bool is_fatal(call_status s);
 
 struct call_result {
   call_status status = call_status::ok;
@@ -27,15 +29,27 @@ class implementation {
                           const std::vector<io_tensor>& outputs) = 0;
 };
 
-// A C ABI plugin (pecheck/impl.h). Throws input_error (exit 2: unusable implementation) when
-// it will not load, lacks a symbol or has another ABI version. Each call runs in a forked
-// child with `timeout_ms`; outputs live in shared memory between guard bytes.
+// The longest name pe_impl_name may return, NUL not counted.
+constexpr std::size_t plugin_name_limit = 256;
+// Consecutive deadlines after which an implementation is declared hung (see declared_hung_after_deadlines).
+constexpr int hung_after_deadlines = 3;
+
+// A C ABI plugin (pecheck/impl.h). No code of it runs in the gate's process: a child loads it and
+// reads its version and name, and throws input_error (exit 2: unusable implementation) naming the
+// cause if that child fails in any way (will not load, a missing symbol, another ABI version, a bad
+// name, an exit, a signal, a hang). Each call then runs in a child that loads it afresh, with
+// `timeout_ms` and a memory budget, its inputs read-only, its outputs between guard pages.
 std::unique_ptr<implementation> load_plugin(const std::string& path, int timeout_ms);
 
 // A process speaking the wire protocol (README: "The wire protocol"), started with /bin/sh -c
-// COMMAND. Throws input_error (exit 2) when it does not answer hello. A call that hangs or dies
-// fails its case, and the process is started again for the next.
+// COMMAND in a process group of its own. Throws input_error (exit 2) when it does not answer
+// hello. A call that hangs or dies fails its case, the group is killed, and the process is started
+// again for the next.
 std::unique_ptr<implementation> start_wire(const std::string& command, int timeout_ms);
+
+// `inner`, declared hung after hung_after_deadlines consecutive timed-out calls: later calls come
+// back timed_out at once, saying so, instead of costing a deadline each. Any other answer resets the count.
+std::unique_ptr<implementation> declared_hung_after_deadlines(std::unique_ptr<implementation> inner, int timeout_ms);
 
 // pecheck's own reference at the run's dtype, called in process (no isolation): the project's
 // float path put through the gate, and the baseline of `pecheck gate --bench`.

@@ -10,18 +10,82 @@
 
 #include <chrono>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "gate/implementation.hpp"
+#include "gate/process.hpp"
 #include "pe/error.hpp"
 
 namespace pe::gate {
 namespace {
 
 using json = nlohmann::json;
-using clock_type = std::chrono::steady_clock;
+using clock_type = process::clock_type;
+
+// What a JSON value is, for a malformed answer's report: its type, and its text when short.
+std::string described(const json& v) {
+  if (v.is_null()) return "null";
+  const std::string text = v.dump();
+  return text.size() <= 40 ? fmt::format("{} {}", v.type_name(), text) : std::string(v.type_name());
+}
+
+// The first field of an answer whose JSON type is wrong, as "malformed answer: field X is Y, not Z".
+class answer_fields {
+ public:
+  // Checks `key` of `object` (at `where`) against a type; absent is fine unless `required`.
+  answer_fields& expect(const json& object, const std::string& where, const char* key, bool (*ok)(const json&), const char* what,
+                        bool required = false) {
+    if (problem_) return *this;
+    const std::string path = where.empty() ? key : where + "." + key;
+    if (!object.contains(key)) {
+      if (required) problem_ = fmt::format("malformed answer: field {} is missing", path);
+    } else if (!ok(object[key])) {
+      problem_ = fmt::format("malformed answer: field {} is {}, not {}", path, described(object[key]), what);
+    }
+    return *this;
+  }
+  const std::optional<std::string>& problem() const { return problem_; }
+
+ private:
+  std::optional<std::string> problem_;
+};
+
+bool is_string(const json& v) { return v.is_string(); }
+bool is_integer(const json& v) { return v.is_number_integer(); }
+bool is_count(const json& v) { return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0); }
+bool is_shape(const json& v) {
+  if (!v.is_array()) return false;
+  for (const auto& d : v)
+    if (!is_count(d)) return false;
+  return true;
+}
+bool is_array(const json& v) { return v.is_array(); }
+
+// Every field of an answer head with the type the protocol gives it, or the first that has another.
+std::optional<std::string> malformed(const json& head) {
+  if (!head.is_object()) return fmt::format("malformed answer: the head is {}, not an object", described(head));
+  answer_fields f;
+  f.expect(head, "", "status", is_string, "a string", true)
+      .expect(head, "", "id", is_integer, "an integer")
+      .expect(head, "", "message", is_string, "a string")
+      .expect(head, "", "payload_bytes", is_count, "a non-negative integer")
+      .expect(head, "", "outputs", is_array, "an array");
+  if (f.problem() || !head.contains("outputs")) return f.problem();
+  for (std::size_t k = 0; k < head["outputs"].size(); ++k) {
+    const json& o = head["outputs"][k];
+    const std::string where = fmt::format("outputs[{}]", k);
+    if (!o.is_object()) return fmt::format("malformed answer: field {} is {}, not an object", where, described(o));
+    f.expect(o, where, "name", is_string, "a string", true)
+        .expect(o, where, "dtype", is_string, "a string", true)
+        .expect(o, where, "shape", is_shape, "an array of non-negative integers", true)
+        .expect(o, where, "offset", is_count, "a non-negative integer", true)
+        .expect(o, where, "nbytes", is_count, "a non-negative integer", true);
+  }
+  return f.problem();
+}
 
 class wire_process final : public implementation {
  public:
@@ -29,10 +93,10 @@ class wire_process final : public implementation {
     start();
     const auto hello = exchange(json{{"v", 1}, {"op", "hello"}, {"payload_bytes", 0}}, {});
     if (!hello.ok) throw input_error(fmt::format("--impl-cmd '{}': no answer to hello: {}", command_, hello.message));
-    if (!hello.head.is_object() || hello.head.value("status", "") != "ok" || hello.head.value("v", 0) != 1) {
-      throw input_error(fmt::format("--impl-cmd '{}': hello answered {}", command_, hello.head.dump()));
-    }
-    name_ = hello.head.value("name", command_);
+    const json& h = hello.head;
+    const auto field = [&](const char* key) { return h.is_object() && h.contains(key) ? h[key] : json(); };
+    if (field("status") != "ok" || field("v") != 1) throw input_error(fmt::format("--impl-cmd '{}': hello answered {}", command_, h.dump()));
+    name_ = field("name").is_string() ? field("name").get<std::string>() : command_;
   }
   ~wire_process() override { stop(); }
 
@@ -41,7 +105,7 @@ class wire_process final : public implementation {
   call_result run(const std::string& op, const std::string& spec, const std::vector<io_tensor>& inputs,
                   const std::vector<io_tensor>& outputs) override {
     call_result r;
-    if (pid_ <= 0) start();
+    if (!process_) start();
     json request{{"v", 1}, {"id", ++id_}, {"op", op}, {"spec", spec}, {"inputs", json::array()}, {"outputs", json::array()}};
     std::string payload;
     for (const auto& t : inputs) {
@@ -53,14 +117,15 @@ class wire_process final : public implementation {
     request["payload_bytes"] = payload.size();
     const auto answer = exchange(request, payload);
     if (!answer.ok) {
-      r.status = answer.timed_out ? call_status::timed_out : call_status::crashed;
+      r.status = answer.status;
       r.message = answer.message;
       stop();  // a fresh process for the next case
       return r;
     }
     const json& head = answer.head;
-    const std::string status = head.is_object() ? head.value("status", "") : "";
-    r.message = head.is_object() && head.contains("message") && head["message"].is_string() ? head["message"].get<std::string>() : "";
+    if (const auto problem = malformed(head)) return bad(r, *problem);
+    const std::string status = head["status"];
+    r.message = head.contains("message") ? head["message"].get<std::string>() : "";
     if (status == "unsupported") {
       r.status = call_status::unsupported;
       return r;
@@ -70,20 +135,20 @@ class wire_process final : public implementation {
       if (status != "error") r.message = fmt::format("answer has status '{}': {}", status, head.dump().substr(0, 200));
       return r;
     }
-    if (head.value("id", -1) != id_) return bad(r, fmt::format("answer id {} for request {}", head.value("id", -1), id_));
-    if (!head.contains("outputs") || !head["outputs"].is_array()) return bad(r, "answer has no outputs array");
+    if (head.value("id", std::int64_t{-1}) != id_) return bad(r, fmt::format("answer id {} for request {}", head.value("id", std::int64_t{-1}), id_));
+    if (!head.contains("outputs")) return bad(r, "answer has no outputs array");
     r.outputs = outputs;
     for (auto& t : r.outputs) {
       const json* found = nullptr;
       for (const auto& o : head["outputs"])
-        if (o.is_object() && o.value("name", "") == t.name) found = &o;
+        if (o["name"] == t.name) found = &o;
       if (!found) return bad(r, fmt::format("answer has no output {}", t.name));
       const auto& o = *found;
-      if (o.value("dtype", "") != dtype_name(t.type) || !o.contains("shape") || o["shape"] != json(t.shape)) {
-        return bad(r, fmt::format("output {} is {} {}, not {} {}", t.name, o.value("dtype", "?"), o.value("shape", json()).dump(),
-                                  dtype_name(t.type), json(t.shape).dump()));
+      if (o["dtype"] != dtype_name(t.type) || o["shape"] != json(t.shape)) {
+        return bad(r, fmt::format("output {} is {} {}, not {} {}", t.name, o["dtype"].get<std::string>(), o["shape"].dump(), dtype_name(t.type),
+                                  json(t.shape).dump()));
       }
-      const auto offset = o.value("offset", std::uint64_t{0}), nbytes = o.value("nbytes", std::uint64_t{0});
+      const auto offset = o["offset"].get<std::uint64_t>(), nbytes = o["nbytes"].get<std::uint64_t>();
       if (nbytes != t.bytes.size() || offset > answer.payload.size() || nbytes > answer.payload.size() - offset) {
         return bad(r, fmt::format("output {} claims bytes [{}, {}) of a {}-byte payload; it needs {} bytes", t.name, offset, offset + nbytes,
                                   answer.payload.size(), t.bytes.size()));
@@ -95,7 +160,8 @@ class wire_process final : public implementation {
 
  private:
   struct answer_frame {
-    bool ok = false, timed_out = false;
+    bool ok = false;
+    call_status status = call_status::crashed;  // when not ok
     std::string message;
     json head;
     std::string payload;
@@ -110,100 +176,116 @@ class wire_process final : public implementation {
 
   void start() {
     int to_child[2], from_child[2];
-    if (pipe(to_child) != 0 || pipe(from_child) != 0) throw std::runtime_error("gate: pipe failed");
-    std::fflush(nullptr);
-    pid_ = fork();
-    if (pid_ < 0) throw std::runtime_error("gate: fork failed");
-    if (pid_ == 0) {  // the implementation; its stderr is the gate's log
+    if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0) throw std::runtime_error("gate: pipe failed");
+    process_.emplace([&] {  // the implementation, in a group of its own; its stderr is the gate's log
       dup2(to_child[0], 0);
       dup2(from_child[1], 1);
-      close(to_child[0]), close(to_child[1]), close(from_child[0]), close(from_child[1]);
       execl("/bin/sh", "sh", "-c", command_.c_str(), static_cast<char*>(nullptr));
       _exit(127);
-    }
+    });
     close(to_child[0]), close(from_child[1]);
     in_ = to_child[1], out_ = from_child[0];
-    signal(SIGPIPE, SIG_IGN);  // a dead implementation is an answer, not the gate's death
+    // Neither end may block the gate: a process that stops reading must not stall a write.
+    fcntl(in_, F_SETFL, fcntl(in_, F_GETFL) | O_NONBLOCK);
+    fcntl(out_, F_SETFL, fcntl(out_, F_GETFL) | O_NONBLOCK);
     buffer_.clear();
   }
 
+  // Closes the pipes and kills the process's whole group (a shell's children included).
   void stop() {
-    if (pid_ > 0) {
-      close(in_), close(out_);
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    pid_ = -1;
+    if (in_ >= 0) close(in_);
+    if (out_ >= 0) close(out_);
+    in_ = out_ = -1;
+    process_.reset();
   }
 
-  bool write_all(const std::string& bytes) {
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-      const ssize_t n = write(in_, bytes.data() + done, bytes.size() - done);
-      if (n <= 0) return false;
-      done += static_cast<std::size_t>(n);
+  // The process closed its stdout: it is dying, or it will never answer. Its exit status (within
+  // the deadline) says which.
+  void closed_stdout(clock_type::time_point deadline, answer_frame& a) {
+    if (!process_->wait_until(deadline)) {
+      a.status = call_status::timed_out;
+      a.message = fmt::format("the process closed its stdout and was still running after {} ms", timeout_ms_);
+    } else {
+      const int status = process_->finish();
+      a.message = WIFSIGNALED(status) ? fmt::format("the process was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)))
+                                      : fmt::format("the process exited with status {} mid-answer", WEXITSTATUS(status));
     }
-    return true;
+    stop();
   }
 
-  // Reads until a whole line (line = true) or `want` bytes are buffered, before the deadline.
-  bool fill(clock_type::time_point deadline, bool line, std::size_t want, answer_frame& a) {
-    for (;;) {
-      if (line ? buffer_.find('\n') != std::string::npos : buffer_.size() >= want) return true;
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_type::now()).count();
-      if (left <= 0) {
-        a.timed_out = true;
-        a.message = fmt::format("no answer within {} ms", timeout_ms_);
-        return false;
-      }
-      pollfd p{out_, POLLIN, 0};
-      if (poll(&p, 1, static_cast<int>(left)) <= 0) continue;
-      char chunk[65536];
-      const ssize_t n = read(out_, chunk, sizeof chunk);
-      if (n <= 0) {
-        int status = 0;
-        waitpid(pid_, &status, 0);
-        pid_ = -1;
-        a.message = WIFSIGNALED(status) ? fmt::format("the process was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)))
-                                        : fmt::format("the process exited with status {} mid-answer", WEXITSTATUS(status));
-        return false;
-      }
-      buffer_.append(chunk, static_cast<std::size_t>(n));
-    }
-  }
-
-  answer_frame exchange(const json& head, const std::string& payload) {
-    answer_frame a;
-    if (!write_all(head.dump() + "\n" + payload)) {
-      a.message = "the process closed its stdin";
-      return a;
-    }
-    const auto deadline = clock_type::now() + std::chrono::milliseconds(timeout_ms_);
-    if (!fill(deadline, true, 0, a)) return a;
-    const auto newline = buffer_.find('\n');
+  // The answer's head, once its line is in: sets `want` to the frame's whole length. False (a
+  // filled) when the line is not JSON or announces a payload the gate will not take.
+  bool read_head(std::size_t newline, std::size_t& want, answer_frame& a) {
     const std::string line = buffer_.substr(0, newline);
-    buffer_.erase(0, newline + 1);
     try {
       a.head = json::parse(line);
     } catch (const json::parse_error&) {
       a.message = fmt::format("the answer line is not JSON: {}", line.substr(0, 200));
-      return a;
+      return false;
     }
-    const auto bytes = a.head.is_object() ? a.head.value("payload_bytes", std::uint64_t{0}) : 0;
-    if (bytes > (std::uint64_t{1} << 32)) {
-      a.message = fmt::format("the answer announces {} payload bytes", bytes);
-      return a;
+    const json none = 0;
+    const json& bytes = a.head.is_object() && a.head.contains("payload_bytes") ? a.head["payload_bytes"] : none;
+    if (!is_count(bytes) || bytes.get<std::uint64_t>() > (std::uint64_t{1} << 32)) {
+      a.status = call_status::bad_output;
+      a.message = is_count(bytes) ? fmt::format("the answer announces {} payload bytes", bytes.get<std::uint64_t>())
+                                  : fmt::format("malformed answer: field payload_bytes is {}, not a non-negative integer", described(bytes));
+      return false;
     }
-    if (!fill(deadline, false, static_cast<std::size_t>(bytes), a)) return a;
-    a.payload = buffer_.substr(0, static_cast<std::size_t>(bytes));
-    buffer_.erase(0, static_cast<std::size_t>(bytes));
+    want = newline + 1 + bytes.get<std::size_t>();
+    return true;
+  }
+
+  // Writes the request and reads the answer at the same time, all under one deadline: a process
+  // may answer (or die) before it has read its whole request, and a full pipe must not stall the gate.
+  answer_frame exchange(const json& head, const std::string& payload) {
+    answer_frame a;
+    const auto deadline = clock_type::now() + std::chrono::milliseconds(timeout_ms_);
+    const std::string request = head.dump() + "\n" + payload;
+    std::size_t written = 0, want = 0;  // want: the answer frame's length, once its head is read
+    bool head_read = false;
+    for (;;) {
+      if (!head_read) {
+        if (const auto newline = buffer_.find('\n'); newline != std::string::npos) {
+          if (!read_head(newline, want, a)) return a;
+          head_read = true;
+        }
+      }
+      if (head_read && buffer_.size() >= want) break;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_type::now()).count();
+      if (left <= 0) {
+        a.status = call_status::timed_out;
+        a.message = fmt::format("no answer within {} ms", timeout_ms_);
+        return a;
+      }
+      pollfd fds[2] = {{out_, POLLIN, 0}, {written < request.size() ? in_ : -1, POLLOUT, 0}};
+      if (poll(fds, 2, static_cast<int>(left)) <= 0) continue;
+      if (fds[1].revents & (POLLOUT | POLLERR)) {
+        const ssize_t n = write(in_, request.data() + written, request.size() - written);
+        if (n > 0) written += static_cast<std::size_t>(n);
+        else if (errno != EAGAIN) written = request.size();  // stdin closed: the answer, or the exit, says the rest
+      }
+      if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+        char chunk[65536];
+        const ssize_t n = read(out_, chunk, sizeof chunk);
+        if (n == 0 || (n < 0 && errno != EAGAIN)) {
+          closed_stdout(deadline, a);
+          return a;
+        }
+        if (n > 0) buffer_.append(chunk, static_cast<std::size_t>(n));
+      }
+    }
+    const auto newline = buffer_.find('\n');
+    a.payload = buffer_.substr(newline + 1, want - newline - 1);
+    buffer_.erase(0, want);
     a.ok = true;
+    // Answered before reading all of its request: the rest would be read as the next frame.
+    if (written < request.size()) stop();
     return a;
   }
 
   std::string command_, name_;
   int timeout_ms_;
-  pid_t pid_ = -1;
+  std::optional<process::child> process_;
   int in_ = -1, out_ = -1;
   std::int64_t id_ = 0;
   std::string buffer_;
@@ -212,7 +294,7 @@ class wire_process final : public implementation {
 }  // namespace
 
 std::unique_ptr<implementation> start_wire(const std::string& command, int timeout_ms) {
-  return std::make_unique<wire_process>(command, timeout_ms);
+  return declared_hung_after_deadlines(std::make_unique<wire_process>(command, timeout_ms), timeout_ms);
 }
 
 }  // namespace pe::gate

@@ -11,9 +11,18 @@
  *
  * Return PE_OK, PE_UNSUPPORTED for an op or spec the implementation does not handle (the gate
  * reports UNSUPPORTED, not a failure), or PE_ERROR with a message (NUL-terminated, at most
- * message_size bytes) for anything else. Every call runs in a child process with a time limit,
- * and every output buffer is fenced by guard bytes: a crash, a hang, or a write outside an
- * output is reported as a failure of the case that did it.
+ * message_size bytes) for anything else.
+ *
+ * No code of the plugin runs in the gate's process. A child loads it to read pe_impl_abi_version
+ * and pe_impl_name (at most 256 printable bytes, NUL-terminated); any fault there (an exit or a
+ * crash in a constructor or in these functions, a hang, a bad name) makes the plugin unusable.
+ * Every call then runs in a fresh child that loads the plugin again, in a process group of its
+ * own that is killed after the call (grandchildren too), with the gate's time limit and a
+ * budget of 1 GiB of resident memory. Inputs are read-only; every tensor starts a page (so it is
+ * 64-byte aligned) and is fenced by inaccessible pages; the status is a sentinel until
+ * pe_impl_run returns. A crash, a hang, running out of memory, an exit inside pe_impl_run, a
+ * write outside an output or into an input, or a status other than the three above is reported
+ * as a failure of the case that did it. Anything the plugin prints on stdout goes to stderr.
  */
 #ifndef PECHECK_IMPL_H
 #define PECHECK_IMPL_H

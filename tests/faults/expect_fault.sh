@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs `pecheck gate` on one faulty implementation and checks its exit status, a line naming the
+# cause, that it took at most MAX_SECONDS, and that no process of it is left behind.
+# usage: expect_fault.sh PECHECK impl|impl-cmd TARGET EXPECTED_STATUS MAX_SECONDS PATTERN [GATE ARGS...]
+# A unique marker reaches every process of the implementation's: the plugin's file name (a
+# symlink) for --impl, which the gate's forked children carry in their argv; the last argument of
+# the command for --impl-cmd, which its children inherit.
+set -u
+pecheck=$1 kind=$2 target=$3 expected=$4 max_seconds=$5 pattern=$6
+shift 6
+marker="pecheck-fault-$$-$RANDOM"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+if [ "$kind" = impl ]; then
+  ln -s "$target" "$dir/$marker.so"
+  impl=(--impl "$dir/$marker.so")
+else
+  impl=(--impl-cmd "$target $marker")
+fi
+started=$(date +%s%N)
+# Into a file, not a pipe: a process left behind holding the pipe would stall the test instead of
+# failing it. A gate that deadlocks is stopped at twice the time allowed, and fails the test.
+timeout -s KILL $((2 * max_seconds)) "$pecheck" gate "${impl[@]}" "$@" > "$dir/out" 2>&1
+status=$?
+out=$(cat "$dir/out")
+seconds=$(( ($(date +%s%N) - started) / 1000000000 ))
+echo "$out"
+echo "exit status $status after ${seconds} s"
+# SIGKILLed processes may take a moment to vanish; one still there after a second was left behind.
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+  left=$(pgrep -f "$marker")
+  [ -z "$left" ] && break
+  sleep 0.1
+done
+if [ -n "$left" ]; then echo "processes left behind:"; ps -o pid,ppid,pgid,stat,args -p "$(echo $left | tr ' ' ,)"; kill -KILL $left; exit 1; fi
+if [ "$status" -ne "$expected" ]; then echo "expected exit status $expected, got $status"; exit 1; fi
+if ! grep -Eq -e "$pattern" <<<"$out"; then echo "no line matches '$pattern'"; exit 1; fi
+if [ "$seconds" -gt "$max_seconds" ]; then echo "took ${seconds} s, more than ${max_seconds} s"; exit 1; fi

@@ -1,0 +1,103 @@
+/* Faulty plugins for the gate's isolation tests: the example RoPE plugin with one fault per build
+ * (-DFAULT=n, names in faults.cmake), so the fault alone decides the verdict. Faults in loading
+ * (constructor, pe_impl_abi_version, pe_impl_name) must make the plugin unusable (exit 2); faults
+ * in pe_impl_run, on rotate calls, must fail the case that did it (exit 1). */
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pecheck/impl.h"
+
+/* The correct kernel, under other names. */
+#define pe_impl_abi_version example_abi_version
+#define pe_impl_name example_name
+#define pe_impl_run example_run
+#include "../../examples/c_rope_plugin/rope_plugin.c"
+#undef pe_impl_abi_version
+#undef pe_impl_name
+#undef pe_impl_run
+
+enum fault {
+  CORRECT = 0,
+  CTOR_EXIT0 = 1,
+  CTOR_SEGV = 2,
+  CTOR_HANG = 3,
+  VERSION_SEGV = 4,
+  NAME_WILD_POINTER = 5,
+  NAME_NO_NUL_64K = 6,
+  WRITE_65_PAST = 7,
+  WRITE_1MIB_PAST = 8,
+  WRITE_INPUT = 9,
+  TOUCH_1_5_GIB = 10,
+  RUN_EXIT0 = 11,
+  RUN__EXIT0 = 12,
+  BAD_STATUS_VALUE = 13,
+  WRITE_BEFORE = 14,
+  MESSAGE_OVERRUN = 15,
+  RUN_FORKS_SPINNER = 16,
+  NAME_CONTROL_BYTE = 17,
+};
+
+static volatile int *volatile nowhere = (int *)16;
+static volatile int forever = 1;
+
+__attribute__((constructor)) static void on_load(void) {
+  if (FAULT == CTOR_EXIT0) exit(0);
+  if (FAULT == CTOR_SEGV) *nowhere = 1;
+  if (FAULT == CTOR_HANG)
+    while (forever) {
+    }
+}
+
+int32_t pe_impl_abi_version(void) {
+  if (FAULT == VERSION_SEGV) *nowhere = 1;
+  return PE_IMPL_ABI_VERSION;
+}
+
+static char long_name[65536];
+
+const char *pe_impl_name(void) {
+  if (FAULT == NAME_WILD_POINTER) return (const char *)(uintptr_t)0xdead0000;
+  if (FAULT == NAME_NO_NUL_64K) {
+    memset(long_name, 'a', sizeof long_name);
+    return long_name;
+  }
+  if (FAULT == NAME_CONTROL_BYTE) return "faulty\a plugin";
+  return "faulty plugin";
+}
+
+int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, int32_t n_inputs, pe_tensor *outputs,
+                    int32_t n_outputs, char *message, size_t message_size) {
+  const int32_t status = example_run(op, spec, inputs, n_inputs, outputs, n_outputs, message, message_size);
+  if (status != PE_OK || strcmp(op, "rotate") != 0) return status;
+  const pe_tensor *x = pe_find_input(inputs, n_inputs, "x");
+  volatile unsigned char *y = (volatile unsigned char *)outputs[0].data;
+  size_t bytes = sizeof(float);
+  for (int32_t d = 0; d < outputs[0].rank; ++d) bytes *= (size_t)outputs[0].shape[d];
+  switch (FAULT) {
+    case WRITE_65_PAST: y[bytes + 64] = 1; break; /* the 65th byte past the end: beyond a 64-byte guard */
+    case WRITE_1MIB_PAST: y[bytes + (1u << 20)] = 1; break;
+    case WRITE_BEFORE: y[-1] = 1; break;
+    case WRITE_INPUT: ((volatile unsigned char *)x->data)[0] ^= 1; break;
+    case TOUCH_1_5_GIB: {
+      const size_t n = (size_t)3 << 29;
+      volatile char *p = malloc(n);
+      if (!p) return PE_ERROR;
+      for (size_t b = 0; b < n; b += 4096) p[b] = 1; /* volatile: every page touched, not optimised away */
+      free((void *)p);
+      break;
+    }
+    case RUN_EXIT0: exit(0);
+    case RUN__EXIT0: _exit(0);
+    case BAD_STATUS_VALUE: return 7;
+    case MESSAGE_OVERRUN: memset(message, 'm', message_size + 100); break;
+    case RUN_FORKS_SPINNER:
+      if (fork() == 0)
+        while (forever) {
+        }
+      break;
+  }
+  return status;
+}
