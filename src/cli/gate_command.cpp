@@ -182,7 +182,7 @@ std::function<int()> add_gate_command(CLI::App& app) {
       for (const auto& r : results) {
         j["checks"].push_back({{"check", r.check}, {"spec", r.spec}, {"result", pe::gate::verdict_name(r.result)}, {"cases", r.cases},
                                {"unsupported_calls", r.unsupported}, {"worst_ulps", r.worst_ulps}, {"worst_fraction_of_bound", r.worst_fraction},
-                               {"first_failure_fraction_of_bound", std::isfinite(r.first_failure_fraction) ? nlohmann::ordered_json(r.first_failure_fraction) : nlohmann::ordered_json("inf")}, {"worst", r.worst_where},
+                               {"first_failure_fraction_of_bound", std::isfinite(r.first_failure_fraction) ? nlohmann::ordered_json(r.first_failure_fraction) : nlohmann::ordered_json(nullptr)}, {"worst", r.worst_where},
                                {"detail", r.detail}, {"reproduce", r.reproduce}});
       }
       write_file_atomically(o->json, j.dump(2) + "\n", "--json");

@@ -307,14 +307,16 @@ std::vector<check_result> check_conformance(implementation& impl, const gate_opt
 
 std::vector<check_result> check_golden(implementation& impl, const gate_options& o) {
   const spec s = parse_spec(o.spec);
-  const auto result_for = [&](const std::string& check) {
-    check_result r{check, o.spec};
-    r.reproduce = fmt::format("{} --spec {}{}", o.reproduce_prefix, props::shell_quote(o.spec), o.golden_own_spec_only ? " --golden-scope spec" : "");
+  // A golden file's result carries its own configuration as the spec: that is what it checked,
+  // and its reproduce line runs that file alone.
+  const auto result_for = [&](const std::string& check, const std::string& configuration) {
+    check_result r{check, configuration};
+    r.reproduce = fmt::format("{} --spec {} --golden-scope spec", o.reproduce_prefix, props::shell_quote(configuration));
     return r;
   };
   std::ifstream mf(o.golden_dir / "MANIFEST.json");
   if (!mf) {
-    auto r = result_for("golden");
+    auto r = result_for("golden", o.spec);
     r.result = verdict::skipped;
     r.detail = fmt::format("no golden tree at {}", o.golden_dir.string());
     return {r};
@@ -339,7 +341,7 @@ std::vector<check_result> check_golden(implementation& impl, const gate_options&
       already = true;
       continue;
     }
-    auto r = result_for("golden:" + entry.path);
+    auto r = result_for("golden:" + entry.path, fs.text());
     for (const auto& c : file.cases) {
       if (o.progress) o.progress("golden", r.cases + 1, static_cast<int>(file.cases.size()));
       const outcome got = run_case(impl, file.op, fs, golden::op_inputs_of(file.op, fs, c, entry.path), o.model);
@@ -353,19 +355,19 @@ std::vector<check_result> check_golden(implementation& impl, const gate_options&
       if (!got.within) {
         r.result = verdict::fail;
         r.first_failure_fraction = got.status == call_status::ok ? got.worst_fraction : INFINITY;
-        r.detail = fmt::format("case {} ({} {}): {}: {}", c.id, file.op, file.spec, got.status == call_status::ok ? "out of bound" : status_name(got.status),
+        r.detail = fmt::format("case {} ({}): {}: {}", c.id, file.op, got.status == call_status::ok ? "out of bound" : status_name(got.status),
                                got.message);
         break;
       }
     }
     if (r.result != verdict::fail && r.cases == 0) {
       r.result = verdict::unsupported;
-      r.detail = fmt::format("{} supports none of the {} cases ({} {})", impl.name(), file.cases.size(), file.op, file.spec);
+      r.detail = fmt::format("{} supports none of the {} cases ({})", impl.name(), file.cases.size(), file.op);
     }
     out.push_back(std::move(r));
   }
   if (out.empty() && !already) {
-    auto r = result_for("golden");
+    auto r = result_for("golden", o.spec);
     r.result = verdict::skipped;
     r.detail = o.golden_own_spec_only ? fmt::format("no golden file has the configuration {} (--golden-scope spec)", o.spec)
                                       : fmt::format("no golden file of {}", s.scheme());

@@ -56,8 +56,8 @@ double weight_error(const rope_frequencies& f, int k, double w, double plain, do
     // correction dim r ln(L / (2 pi beta)) / (2 ln base) carries E <= u (2 r / ln base + 6 |dim|)
     // when formed in working precision. Truncated, it is an exact integer unless its untruncated
     // value lies within E of one, where a kernel may floor to the neighbour: a whole step.
-    const double span = 1 / (*f.interpolation_weight<double>(1) - *f.interpolation_weight<double>(0));
-    const double low = -*f.interpolation_weight<double>(0) * span, high = low + span;
+    const double span = 1 / (f.yarn_ramp<double>(1) - f.yarn_ramp<double>(0));
+    const double low = -f.yarn_ramp<double>(0) * span, high = low + span;
     const auto [raw_low, raw_high] = f.yarn_correction_range<double>();
     const double r = static_cast<double>(f.rotary), ln_base = std::log(f.base);
     const auto dim_error = [&](double raw) { return u * (2 * r / ln_base + 6 * std::abs(raw)); };
@@ -84,7 +84,7 @@ double weight_error(const rope_frequencies& f, int k, double w, double plain, do
 // |d omega| <= relative u_w omega + blend, |d theta| <= relative u_w (|p omega| + 1) + |p| blend.
 struct pair_error {
   double omega = 0;     // the exact effective frequency
-  double relative = 0;  // C + 3 |ln omega_geo| + kappa i + e (base error)
+  double relative = 0;  // C + 4 |ln omega_geo| + kappa i + e (base error)
   double blend = 0;     // a blend weight's error times its lever (1 - 1/factor) plain, plus the blend's arithmetic
 };
 
@@ -100,7 +100,7 @@ pair_error error_of_pair(const error_model& m, const Freq& f, int k) {
     const bool rescales_base = f.scaling && (f.scaling->scheme() == "ntk" || f.scaling->scheme() == "dynamic");
     if (f.scaling && !rescales_base) geometric = f.template omega_unscaled<double>(k);
   }
-  p.relative = m.angle_coefficient + 3 * std::abs(std::log(geometric)) + m.chain_coefficient * chain + fraction * base_error_units(f);
+  p.relative = m.angle_coefficient + 4 * std::abs(std::log(geometric)) + m.chain_coefficient * chain + fraction * base_error_units(f);
   if constexpr (std::is_same_v<Freq, rope_frequencies>) {
     const auto w = f.template interpolation_weight<double>(k);
     if (w) {
@@ -136,6 +136,7 @@ void add_rotation_bounds(const error_model& m, const Plan& plan, const op_inputs
   // in the model's dtype) and multiply and add in it (PyTorch on bf16 tensors): three roundings.
   const double u_store = u_io > u_w ? u_io : 0;
   const auto errors = errors_of_plan(m, plan);
+  const double factor_error = factor == 1 ? 0 : m.angle_coefficient * u_w;
   for (std::int64_t t = 0; t < tokens; ++t)
     for (std::size_t k = 0; k < plan.pairs.size(); ++k) {
       const auto& pr = plan.pairs[k];
@@ -143,8 +144,9 @@ void add_rotation_bounds(const error_model& m, const Plan& plan, const op_inputs
       for (std::int64_t h = 0; h < heads; ++h) {
         const auto a = static_cast<std::size_t>((t * heads + h) * dim + pr.a), b = static_cast<std::size_t>((t * heads + h) * dim + pr.b);
         // The pair turned by an angle off by `angle`; sin and cos within u_w, the two products,
-        // the sum and the attention factor within 4 u_w more (proofs/gate_tolerance.md, step 5).
-        const double moved = factor * (std::abs(in.x.data[a]) + std::abs(in.x.data[b])) * (angle + 5 * u_w + 3 * u_store);
+        // the sum and the attention factor within 4 u_w more, and an attention factor other than
+        // 1 computed in a few operations: C u_w (proofs/gate_tolerance.md, step 5).
+        const double moved = factor * (std::abs(in.x.data[a]) + std::abs(in.x.data[b])) * (angle + 5 * u_w + factor_error + 3 * u_store);
         out[a] += moved;
         out[b] += moved;
       }

@@ -9,7 +9,7 @@
 
 namespace pe::gate {
 
-// The angle a correct kernel forms for pair i may be off by u_w (C + 3 |ln w| + kappa i + ...)
+// The angle a correct kernel forms for pair i may be off by u_w (C + 4 |ln w| + kappa i + ...)
 // (|p w| + 1) (proofs/gate_tolerance.md). strict: C = 7, kappa = 0 (direct angles p w only);
 // standard: C = 7, kappa = 3 (iterated products theta_i = theta_(i-1) theta_scale admitted too);
 // loose: both four times; an explicit number sets C with the standard kappa.

@@ -25,10 +25,16 @@ for seed in 1 2 3 4 5 6 7 8 9 10; do
 done
 /usr/bin/python3 - "$reports" "$(basename "$lib")" <<'PY'
 import glob, json, os, sys
-worst = (0.0, "")
+# The worst fraction of the bound per kind of check, over every spec, dtype and seed.
+worst = {}
 for path in glob.glob(os.path.join(sys.argv[1], "*.json")):
     for c in json.load(open(path))["checks"]:
-        if c["result"] == "PASS" and c["worst_fraction_of_bound"] > worst[0]:
-            worst = (c["worst_fraction_of_bound"], f'{c["check"]} {c["spec"]} at {os.path.basename(path)[:-5]}')
-print(f"{sys.argv[2]}: PASS at f32, bf16 and fp16 across 10 seeds; worst {worst[0]:.3g} of the bound ({worst[1]})")
+        kind = c["check"].split(":")[0] if c["check"].startswith(("conformance", "golden")) else "laws"
+        if kind == "conformance.rotate" and os.path.basename(path).startswith("f32-"):
+            kind += " (f32)"  # where the angle algorithm shows: bf16 and fp16 rounding dominate the others
+        if c["result"] == "PASS" and c["check"] != "determinism" and c["worst_fraction_of_bound"] >= worst.get(kind, (0, ""))[0]:
+            worst[kind] = (c["worst_fraction_of_bound"], f'{c["spec"]} at {os.path.basename(path)[:-5]}')
+print(f"{sys.argv[2]}: PASS at f32, bf16 and fp16 across 10 seeds; worst fraction of the bound:")
+for kind in sorted(worst):
+    print(f"  {kind:<22} {worst[kind][0]:.3g}  ({worst[kind][1]})")
 PY

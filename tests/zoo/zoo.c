@@ -93,6 +93,8 @@ struct rope {
   float base;
   enum scaling kind;
   const char *sc; /* the scaling's text */
+  int given;      /* explicit frequencies (freqs=[...]) in per_pair_given */
+  float per_pair_given[MAX_PAIRS];
   float factor, attention;
   /* yarn: the ramp's range in pairs; llama3: band edges; longrope: this call's factors */
   float low, high;
@@ -101,10 +103,12 @@ struct rope {
 
 /* Reads the spec for a call whose sequence length (max position + 1) is seq_len; 0: unsupported. */
 static int read_rope(const char *spec, double seq_len, struct rope *r) {
-  if (pe_spec_field(spec, "freqs") || number(spec, "truncate_low", 0) != 0) return 0;
+  if (number(spec, "truncate_low", 0) != 0) return 0;
   r->dim = strtol(pe_spec_field(spec, "dim"), NULL, 10);
   r->rotary = strtol(pe_spec_field(spec, "rotary_dim"), NULL, 10);
   if (r->rotary / 2 > MAX_PAIRS) return 0;
+  r->given = pe_spec_field(spec, "freqs") != NULL;
+  if (r->given && pe_spec_list(spec, "freqs", r->per_pair_given, r->rotary / 2) != r->rotary / 2) return 0;
   r->neox = choice_is(spec, "layout", "neox");
   r->base = (float)number(spec, "base", 10000);
   r->kind = NONE;
@@ -129,6 +133,11 @@ static int read_rope(const char *spec, double seq_len, struct rope *r) {
     const int ggml = choice_is(sc, "magnitude", "ggml");
     const double rd = (double)r->rotary, ln_base = log(number(spec, "base", 10000));
     double low = rd * log(original / (fast * 2 * M_PI)) / (2 * ln_base), high = rd * log(original / (slow * 2 * M_PI)) / (2 * ln_base);
+    if (ALGORITHM == ITERATED) { /* a ggml-style kernel forms the correction dims in binary32 */
+      const float rf = (float)r->rotary, lnf = logf(r->base);
+      low = rf * logf((float)original / ((float)fast * 2 * (float)M_PI)) / (2 * lnf);
+      high = rf * logf((float)original / ((float)slow * 2 * (float)M_PI)) / (2 * lnf);
+    }
     if (ggml || choice_is(sc, "truncate", "true")) low = floor(low), high = ceil(high);
     if (low < 0) low = 0;
     if (high > rd - 1) high = rd - 1;
@@ -136,7 +145,9 @@ static int read_rope(const char *spec, double seq_len, struct rope *r) {
     if (ggml && high - low < 0.001) high = low + 0.001;
     r->low = (float)low, r->high = (float)high;
     const double s = r->factor;
-    if (ggml) { /* the given attn_factor times ggml's own 1 + 0.1 ln s */
+    if (ggml && ALGORITHM == ITERATED) { /* in binary32, as ggml forms it from freq_scale = 1 / s */
+      r->attention = (float)number(sc, "attention_factor", 1) * (1.0f + 0.1f * logf(1.0f / (1.0f / (float)s)));
+    } else if (ggml) { /* the given attn_factor times ggml's own 1 + 0.1 ln s */
       r->attention = (float)(number(sc, "attention_factor", 1) * (1 + 0.1 * log(s)));
     } else if (pe_spec_field(sc, "attention_factor")) {
       r->attention = (float)number(sc, "attention_factor", 1);
@@ -202,7 +213,8 @@ static void frequencies(const struct rope *r, float *w) {
   float chain = 1.0f;
   for (long i = 0; i < pairs; ++i) {
     float plain;
-    if (ALGORITHM == DIRECT_EXPLOG) plain = expf(-((float)(2 * i) / (float)r->rotary) * logf(r->base));
+    if (r->given) plain = r->per_pair_given[i];
+    else if (ALGORITHM == DIRECT_EXPLOG) plain = expf(-((float)(2 * i) / (float)r->rotary) * logf(r->base));
     else if (ALGORITHM == ITERATED) plain = chain, chain *= theta_scale;
     else plain = 1.0f / powf(r->base, (float)(2 * i) / (float)r->rotary);
     w[i] = scaled(r, i, plain);
@@ -210,10 +222,11 @@ static void frequencies(const struct rope *r, float *w) {
 }
 
 /* The angles of every pair at position p. Direct algorithms form p * w_i; the iterated one
- * multiplies its way along the pairs from theta = p and applies the scaling to the angle. */
+ * multiplies its way along the pairs from theta = p and applies the scaling to the angle (with
+ * explicit frequencies there is no chain: it forms p * w_i too). */
 static void angles(const struct rope *r, const float *w, int64_t p, float *theta) {
   const long pairs = r->rotary / 2;
-  if (ALGORITHM != ITERATED) {
+  if (ALGORITHM != ITERATED || r->given) {
     for (long i = 0; i < pairs; ++i) theta[i] = (float)p * w[i];
     return;
   }

@@ -102,7 +102,7 @@ struct rope_frequencies {
   // (proofs/gate_tolerance.md): a kernel's w carries rounding, and w outside [0, 1] is clamped.
   template <class U>
   std::optional<U> interpolation_weight(int i) const {
-    if (!scaling || freqs || i >= pairs() - zeroed) return std::nullopt;
+    if (!scaling || i >= pairs() - zeroed) return std::nullopt;  // explicit freqs blend too (llama3)
     if (scaling->scheme() == "yarn") return yarn_ramp<U>(i);
     if (scaling->scheme() == "llama3") return U(1) - llama3_smooth(omega_unscaled<U>(i));
     return std::nullopt;
