@@ -52,12 +52,11 @@ double base_error_units(const sinusoidal_frequencies&) { return 1; }
 double weight_error(const rope_frequencies& f, int k, double w, double plain, double plain_error, double u) {
   const spec& sc = *f.scaling;
   if (sc.scheme() == "yarn") {
-    // w = (k - low) / span. low and span follow from w itself (it is linear in k); each
-    // correction dim r ln(L / (2 pi beta)) / (2 ln base) carries E <= u (2 r / ln base + 6 |dim|)
-    // when formed in working precision. Truncated, it is an exact integer unless its untruncated
+    // w = (k - low) / span. Each correction dim r ln(L / (2 pi beta)) / (2 ln base) carries
+    // E <= u (2 r / ln base + 6 |dim|) when formed in working precision. Truncated, it is an exact integer unless its untruncated
     // value lies within E of one, where a kernel may floor to the neighbour: a whole step.
-    const double span = 1 / (f.yarn_ramp<double>(1) - f.yarn_ramp<double>(0));
-    const double low = -f.yarn_ramp<double>(0) * span, high = low + span;
+    const auto [low, span] = f.yarn_ramp_range<double>();
+    const double high = low + span;
     const auto [raw_low, raw_high] = f.yarn_correction_range<double>();
     const double r = static_cast<double>(f.rotary), ln_base = std::log(f.base);
     const auto dim_error = [&](double raw) { return u * (2 * r / ln_base + 6 * std::abs(raw)); };

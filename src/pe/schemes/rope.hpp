@@ -130,9 +130,9 @@ struct rope_frequencies {
   // Whether YaRN floors low and ceils high (ggml always; HF unless truncate=false).
   bool yarn_truncates() const { return scaling->choice("magnitude") == "ggml" || scaling->boolean("truncate"); }
 
-  // YaRN's ramp position (i - low) / span before clamping: 0 extrapolates, 1 interpolates.
+  // YaRN's ramp as it is applied: low (after truncation and clamping) and the span it divides by.
   template <class U>
-  U yarn_ramp(int i) const {
+  std::pair<U, U> yarn_ramp_range() const {
     using std::ceil;
     using std::floor;
     const U r(rotary);
@@ -146,6 +146,13 @@ struct rope_frequencies {
     const U thousandth = U(1) / U(1000);
     if (scaling->choice("magnitude") == "ggml") span = std::max(span, thousandth);  // ggml: MAX(0.001, high - low)
     else if (low == high) span = thousandth;                                       // HF: high += 0.001 when the range is empty
+    return {low, span};
+  }
+
+  // YaRN's ramp position (i - low) / span before clamping: 0 extrapolates, 1 interpolates.
+  template <class U>
+  U yarn_ramp(int i) const {
+    const auto [low, span] = yarn_ramp_range<U>();
     return (U(i) - low) / span;
   }
 
@@ -243,8 +250,8 @@ inline std::vector<std::int64_t> rope_boundary_positions(const spec& s) {
     around(original / sc.real("high_freq_factor"));
   }
   if (sc.scheme() == "yarn") {
-    const double r = static_cast<double>(freq.rotary), span = 1 / (freq.yarn_ramp<double>(1) - freq.yarn_ramp<double>(0));
-    const double low = -freq.yarn_ramp<double>(0) * span;
+    const double r = static_cast<double>(freq.rotary);
+    const auto [low, span] = freq.yarn_ramp_range<double>();
     for (const double edge : {low, low + span}) {
       const double pair = std::clamp(std::round(edge), 0.0, r / 2 - 1);
       around(two_pi_in<double>() / freq.omega_unscaled<double>(static_cast<int>(pair)));
