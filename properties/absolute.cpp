@@ -173,4 +173,15 @@ void add_absolute_properties(std::vector<property>& out) {
       law_kind::identity, {random_specs("binary", expectation::holds)}));
 }
 
+
+namespace {
+
+const family_registration family{10, add_absolute_properties};
+const spec_generator_registration integer_generator{"integer", [] { return gen_dim_spec("integer"); }};
+const spec_generator_registration normalized_generator{"normalized", [] { return gen_normalized_spec(); }};
+const spec_generator_registration binary_generator{"binary", [] { return gen_binary_spec(); }};
+const spec_generator_registration learned_generator{"learned", [] { return gen_learned_spec(); }};
+
+}  // namespace
+
 }  // namespace pe::props

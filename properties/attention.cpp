@@ -75,10 +75,7 @@ struct causal_prefix_invariance {
 
 std::vector<target> none_holds_others_fail(bool causal) {
   std::vector<target> t = {random_specs("none", expectation::holds)};
-  for (const auto& name : positional_schemes()) {
-    if (name == "alibi") t.push_back(random_specs("alibi", "alibi", expectation::fails, gen_alibi_spec(causal)));
-    else t.push_back(random_specs(name, expectation::fails));
-  }
+  for (const auto& name : positional_schemes()) t.push_back(random_specs(name, name, expectation::fails, gen_spec_of(name, causal)));
   return t;
 }
 
@@ -98,5 +95,13 @@ void add_attention_properties(std::vector<property>& out) {
       "with a causal mask and no position signal, a query's output ignores the order of its past (seed 004's trap)",
       law_kind::identity, none_holds_others_fail(true)));
 }
+
+
+namespace {
+
+const family_registration family{0, add_attention_properties};
+const spec_generator_registration none_generator{"none", [] { return gen_none_spec(); }};
+
+}  // namespace
 
 }  // namespace pe::props

@@ -71,16 +71,14 @@ class reference_backend : public backend<T> {
   }
 
  private:
-  // Reference-only op: DeBERTa's unscaled score terms c2c, c2p, p2c [H, T, S], each rounded once to T.
+  // Reference-only op: the scheme's named unscaled score terms (DeBERTa: c2c, c2p, p2c) [H, T, S],
+  // each rounded once to T.
   static std::vector<named_tensor<T>> score_terms(const spec& s, const op_inputs& in) {
-    if (s.scheme() != "deberta") throw spec_error(fmt::format("{}: op 'score_terms' is DeBERTa's", s.scheme()));
-    const auto terms = deberta_score_terms(s, in.attend);
     std::vector<named_tensor<T>> out;
-    const char* names[] = {"c2c", "c2p", "p2c"};
-    for (size_t t = 0; t < terms.size(); ++t) {
-      tensor<T> v(terms[t].shape);
-      for (size_t e = 0; e < v.data.size(); ++e) v.data[e] = store_as<T>(terms[t].data[e]);
-      out.push_back({names[t], std::move(v)});
+    for (const auto& term : pe::score_terms(s, in.attend)) {
+      tensor<T> v(term.value.shape);
+      for (size_t e = 0; e < v.data.size(); ++e) v.data[e] = store_as<T>(term.value.data[e]);
+      out.push_back({term.name, std::move(v)});
     }
     return out;
   }

@@ -2,9 +2,14 @@
 #include "properties/generators.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <stdexcept>
 #include <numeric>
 
 #include <fmt/format.h>
+
+#include "pe/scheme.hpp"
 
 namespace pe::props {
 namespace {
@@ -33,16 +38,26 @@ std::string list_text(const std::vector<double>& v) { return fmt::format("[{}]",
 
 }  // namespace
 
-rc::Gen<std::string> gen_absolute_spec(const std::string& scheme) {
-  return rc::gen::exec([scheme] {
+rc::Gen<std::string> gen_dim_spec(const std::string& scheme) {
+  return rc::gen::map(inRange<std::int64_t>(1, 17), [scheme](std::int64_t dim) { return fmt::format("{}(dim={})", scheme, dim); });
+}
+
+// Lengths and tables of at least 8: attention laws place up to 7 tokens at 0, 1, ...
+rc::Gen<std::string> gen_normalized_spec() {
+  return rc::gen::exec([] {
     const auto dim = *inRange<std::int64_t>(1, 17);
-    // Lengths and tables of at least 8: attention laws place up to 7 tokens at 0, 1, ...
-    if (scheme == "normalized") return fmt::format("normalized(dim={}, length={})", dim, *inRange<std::int64_t>(8, 1 << 20));
-    if (scheme == "binary") return fmt::format("binary(dim={})", *inRange<std::int64_t>(1, 41));
-    if (scheme == "learned") {
-      return fmt::format("learned(dim={}, max_len={}, seed={})", dim, *inRange<std::int64_t>(8, 65), *inRange<std::int64_t>(0, 1000));
-    }
-    return fmt::format("{}(dim={})", scheme, dim);
+    return fmt::format("normalized(dim={}, length={})", dim, *inRange<std::int64_t>(8, 1 << 20));
+  });
+}
+
+rc::Gen<std::string> gen_binary_spec() {
+  return rc::gen::map(inRange<std::int64_t>(1, 41), [](std::int64_t dim) { return fmt::format("binary(dim={})", dim); });
+}
+
+rc::Gen<std::string> gen_learned_spec() {
+  return rc::gen::exec([] {
+    const auto dim = *inRange<std::int64_t>(1, 17);
+    return fmt::format("learned(dim={}, max_len={}, seed={})", dim, *inRange<std::int64_t>(8, 65), *inRange<std::int64_t>(0, 1000));
   });
 }
 
@@ -58,36 +73,56 @@ rc::Gen<std::string> gen_sinusoidal_spec() {
   });
 }
 
+namespace {
+
+// One scaling's parameters after the drawn factor and original_max, for rotary_dim r.
+using scaling_body = std::function<std::string(const std::string& kind, double factor, std::int64_t original, std::int64_t rotary)>;
+struct scaling_generator {
+  scaling_body body;
+  std::int64_t min_rotary = 2;  // NTK and dynamic NTK raise the base to r/(r-2): r >= 4
+};
+
+const std::map<std::string, scaling_generator>& scaling_generators() {
+  static const std::map<std::string, scaling_generator> all = {
+      {"linear", {[](const std::string& kind, double factor, std::int64_t, std::int64_t) { return fmt::format("{}(factor={})", kind, factor); }}},
+      {"ntk", {[](const std::string& kind, double factor, std::int64_t, std::int64_t) { return fmt::format("{}(factor={})", kind, factor); }, 4}},
+      {"dynamic",
+       {[](const std::string&, double factor, std::int64_t original, std::int64_t) {
+          return fmt::format("dynamic(factor={}, original_max={}, seq_len={})", factor, original, *inRange<std::int64_t>(1, 4 * original));
+        },
+        4}},
+      {"yarn", {[](const std::string&, double factor, std::int64_t original, std::int64_t) {
+         const auto fast = *element<double>(32, 16, 64);
+         const auto slow = *element<double>(1, 2, 0.5);
+         const auto magnitude = *element<std::string>("hf", "ggml");
+         const bool truncate = magnitude == "ggml" ? true : *rc::gen::arbitrary<bool>();
+         return fmt::format("yarn(factor={}, original_max={}, beta_fast={}, beta_slow={}, truncate={}, magnitude={})", factor, original,
+                            fast, slow, truncate, magnitude);
+       }}},
+      {"llama3", {[](const std::string&, double factor, std::int64_t original, std::int64_t) {
+         const auto low = *element<double>(1, 0.5, 2);
+         const auto high = low * *element<double>(4, 2, 8);
+         return fmt::format("llama3(factor={}, low_freq_factor={}, high_freq_factor={}, original_max={})", factor, low, high, original);
+       }}},
+      // longrope: per-pair factors 1 .. 64 in quarter steps; Phi-3 style max_pos = factor * original.
+      {"longrope", {[](const std::string&, double, std::int64_t original, std::int64_t rotary) {
+         std::vector<double> short_f, long_f;
+         for (std::int64_t i = 0; i < rotary / 2; ++i) short_f.push_back(*gen_factor()), long_f.push_back(*gen_factor());
+         const auto max_pos = original * *inRange<std::int64_t>(2, 33);
+         return fmt::format("longrope(short_factor={}, long_factor={}, original_max={}, max_pos={}, seq_len={})", list_text(short_f),
+                            list_text(long_f), original, max_pos, *inRange<std::int64_t>(1, max_pos + 1));
+       }}}};
+  return all;
+}
+
+}  // namespace
+
 rc::Gen<std::string> gen_scaling(const std::string& kind, std::int64_t rotary) {
-  return rc::gen::exec([kind, rotary] {
+  const auto& g = scaling_generators().at(kind);
+  return rc::gen::exec([kind, rotary, body = g.body] {
     const double factor = *gen_factor();
     const auto original = *element<std::int64_t>(2048, 4096, 8192, 512, 32768);
-    if (kind == "linear" || kind == "ntk") return fmt::format("{}(factor={})", kind, factor);
-    if (kind == "dynamic") {
-      return fmt::format("dynamic(factor={}, original_max={}, seq_len={})", factor, original,
-                         *inRange<std::int64_t>(1, 4 * original));
-    }
-    if (kind == "yarn") {
-      const auto fast = *element<double>(32, 16, 64);
-      const auto slow = *element<double>(1, 2, 0.5);
-      const auto magnitude = *element<std::string>("hf", "ggml");
-      const bool truncate = magnitude == "ggml" ? true : *rc::gen::arbitrary<bool>();
-      return fmt::format("yarn(factor={}, original_max={}, beta_fast={}, beta_slow={}, truncate={}, magnitude={})", factor,
-                         original, fast, slow, truncate, magnitude);
-    }
-    if (kind == "llama3") {
-      const auto low = *element<double>(1, 0.5, 2);
-      const auto high = low * *element<double>(4, 2, 8);
-      return fmt::format("llama3(factor={}, low_freq_factor={}, high_freq_factor={}, original_max={})", factor, low, high,
-                         original);
-    }
-    // longrope: per-pair factors 1 .. 64 in quarter steps; Phi-3 style max_pos = factor * original.
-    const auto pairs = rotary / 2;
-    std::vector<double> short_f, long_f;
-    for (std::int64_t i = 0; i < pairs; ++i) short_f.push_back(*gen_factor()), long_f.push_back(*gen_factor());
-    const auto max_pos = original * *inRange<std::int64_t>(2, 33);
-    return fmt::format("longrope(short_factor={}, long_factor={}, original_max={}, max_pos={}, seq_len={})",
-                       list_text(short_f), list_text(long_f), original, max_pos, *inRange<std::int64_t>(1, max_pos + 1));
+    return body(kind, factor, original, rotary);
   });
 }
 
@@ -104,8 +139,8 @@ rc::Gen<std::string> gen_rope_spec(const rope_options& o) {
     if (o.truncate_low && *inRange(0, 8) == 0) text += fmt::format(", truncate_low={}", *element<double>(0.25, 0.5, 0.125));
     const auto kind = o.scaling == "any" ? *element<std::string>("none", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
                                          : o.scaling;
-    const bool needs_r4 = kind == "ntk" || kind == "dynamic";
-    if (kind != "none" && !(needs_r4 && rotary < 4)) {
+    const auto scaling_kind = scaling_generators().find(kind);  // "none": no entry, no scaling
+    if (scaling_kind != scaling_generators().end() && rotary >= scaling_kind->second.min_rotary) {
       std::string scaling = *gen_scaling(kind, rotary);
       if (o.integer_factor) {  // replace the drawn factor by an integer one
         const auto at = scaling.find("factor=") + 7;
@@ -183,19 +218,29 @@ rc::Gen<std::string> gen_deberta_spec() {
   });
 }
 
+namespace {
+
+std::map<std::string, std::function<rc::Gen<std::string>()>>& generators() {
+  static std::map<std::string, std::function<rc::Gen<std::string>()>> all;
+  return all;
+}
+
+}  // namespace
+
+spec_generator_registration::spec_generator_registration(std::string scheme, std::function<rc::Gen<std::string>()> make) {
+  if (!generators().emplace(scheme, std::move(make)).second) throw std::logic_error("two spec generators for scheme " + scheme);
+}
+
+bool has_spec_generator(const std::string& scheme) { return generators().count(scheme) > 0; }
+
 rc::Gen<std::string> gen_spec_of(const std::string& scheme) {
-  if (scheme == "integer" || scheme == "normalized" || scheme == "binary" || scheme == "learned") return gen_absolute_spec(scheme);
-  if (scheme == "none") return gen_none_spec();
-  if (scheme == "sinusoidal") return gen_sinusoidal_spec();
-  if (scheme == "rope") return gen_rope_spec();
-  if (scheme == "rope_nd") return gen_rope_nd_spec();
-  if (scheme == "mrope") return gen_mrope_spec();
-  if (scheme == "alibi") return gen_alibi_spec();
-  if (scheme == "t5") return gen_t5_spec();
-  if (scheme == "shaw") return gen_shaw_spec();
-  if (scheme == "txl") return gen_txl_spec();
-  if (scheme == "deberta") return gen_deberta_spec();
-  throw std::logic_error("gen_spec_of: no generator for scheme " + scheme);
+  const auto it = generators().find(scheme);
+  if (it == generators().end()) throw std::logic_error("gen_spec_of: no generator for scheme " + scheme);
+  return it->second();
+}
+
+rc::Gen<std::string> gen_spec_of(const std::string& scheme, bool causal) {
+  return rc::gen::suchThat(gen_spec_of(scheme), [causal](const std::string& text) { return causal || !needs_causal_mask(parse_spec(text)); });
 }
 
 rc::Gen<std::int64_t> gen_position(std::int64_t max) {

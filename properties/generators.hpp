@@ -1,6 +1,7 @@
 // Random specs and inputs for the laws: every scheme with valid random parameters, positions weighted to the hard places.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -9,7 +10,10 @@
 namespace pe::props {
 
 // ---- specs (canonical-ish text; the parser fills the defaults) ----
-rc::Gen<std::string> gen_absolute_spec(const std::string& scheme);  // integer, normalized, binary, learned
+rc::Gen<std::string> gen_dim_spec(const std::string& scheme);  // scheme(dim=1..16): integer
+rc::Gen<std::string> gen_normalized_spec();
+rc::Gen<std::string> gen_binary_spec();
+rc::Gen<std::string> gen_learned_spec();
 rc::Gen<std::string> gen_none_spec();
 rc::Gen<std::string> gen_sinusoidal_spec();
 // RoPE with any layout, partial rotary, p-RoPE truncation and scaling. Scalings that read the
@@ -32,8 +36,16 @@ rc::Gen<std::string> gen_t5_spec();
 rc::Gen<std::string> gen_shaw_spec();
 rc::Gen<std::string> gen_txl_spec();
 rc::Gen<std::string> gen_deberta_spec();
-// Random specs of any registered top-level scheme by name.
+// Each family file registers a generator for each of its schemes, next to its laws
+// (std::logic_error on a second one for the same scheme).
+struct spec_generator_registration {
+  spec_generator_registration(std::string scheme, std::function<rc::Gen<std::string>()> make);
+};
+bool has_spec_generator(const std::string& scheme);
+// Random specs of a scheme by name (std::logic_error when none is registered); with `causal`
+// false, only specs that attend without the causal mask (not alibi(causal=true)).
 rc::Gen<std::string> gen_spec_of(const std::string& scheme);
+rc::Gen<std::string> gen_spec_of(const std::string& scheme, bool causal);
 // One scaling of the given kind for rotary_dim r ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope").
 rc::Gen<std::string> gen_scaling(const std::string& kind, std::int64_t rotary);
 

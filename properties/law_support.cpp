@@ -3,15 +3,9 @@
 
 namespace pe::props {
 
-std::int64_t rope_head_dim(const spec& s) {
-  if (s.scheme() == "rope_nd") return rope_nd_plan(s).dim;
-  return s.integer("dim");
-}
+std::int64_t rope_head_dim(const spec& s) { return rotation_plan_of(s, std::nullopt).dim; }
 
-std::int64_t rope_rotated_dims(const spec& s) {
-  if (s.scheme() == "rope") return s.integer("rotary_dim");
-  return rope_head_dim(s);
-}
+std::int64_t rope_rotated_dims(const spec& s) { return 2 * static_cast<std::int64_t>(rotation_plan_of(s, std::nullopt).pairs.size()); }
 
 op_inputs rotate_inputs(std::vector<double> x, std::int64_t tokens, std::int64_t heads, std::int64_t dim,
                         std::vector<std::int64_t> pos, std::int64_t axes) {
@@ -80,11 +74,10 @@ attend_inputs draw_attend(const spec& s, std::int64_t tokens, bool causal) {
   }
   in.kpos = in.qpos;
   std::int64_t heads = *rc::gen::inRange<std::int64_t>(1, 3), d = *rc::gen::inRange<std::int64_t>(1, 9);
-  const std::string& name = s.scheme();
-  if (name == "rope" || name == "rope_nd" || name == "mrope") d = rope_head_dim(s);
-  if (name == "alibi" || name == "t5" || name == "txl" || name == "deberta") heads = s.integer("heads");
-  if (name == "shaw" || name == "txl" || name == "deberta") d = s.integer("dim");
-  const std::int64_t dv = name == "shaw" ? d : *rc::gen::inRange<std::int64_t>(1, 5);
+  // The shapes the spec fixes: a rotary scheme's head dim, a table's heads and head dim.
+  if (const auto fixed = required_heads(s)) heads = *fixed;
+  if (const auto fixed = head_dim(s)) d = *fixed;
+  const std::int64_t dv = behaviour_of(s).value_dim_is_head_dim ? d : *rc::gen::inRange<std::int64_t>(1, 5);
   in.q = drawn({tokens, heads, d});
   in.k = drawn({tokens, heads, d});
   in.v = drawn({tokens, heads, dv});

@@ -144,6 +144,60 @@ class worst_part {
   double ratio_ = 0;
 };
 
+// ---- the bias schemes ----
+
+template <class T>
+tensor<T> bias_of(const backend<T>& b, const spec& s, std::vector<std::int64_t> qpos, std::vector<std::int64_t> kpos) {
+  op_inputs in;
+  in.qpos = std::move(qpos);
+  in.kpos = std::move(kpos);
+  return b.output("bias", s, in, "bias");
+}
+
+inline std::vector<std::int64_t> draw_positions(std::int64_t n, std::int64_t max = std::int64_t{1} << 40) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t e = 0; e < n; ++e) out.push_back(*gen_position(max));
+  return out;
+}
+
+// A measure from an excess over per-entry allowances (see excess_over_two_roundings): it holds
+// iff the excess is <= 1; the ladder sees excess * 2u, which falls like 2^-p for an identity.
+template <class T>
+measure in_units_of_two_roundings(double excess) {
+  const double unit = 2 * unit_roundoff<T>();
+  return {excess * unit, unit, 1};
+}
+
+inline std::vector<std::int64_t> shifted(std::vector<std::int64_t> v, std::int64_t t) {
+  for (auto& p : v) p += t;
+  return v;
+}
+
+// bias(qpos + t, kpos + t) = bias(qpos, kpos) for the bias schemes whose bias reads distances
+// only (ALiBi, T5, KERPLE).
+template <class T>
+struct bias_translation_invariance {
+  static measure run(const backend<T>& b, const spec& s) {
+    const std::int64_t top = b.max_position();
+    const auto qpos = draw_positions(*rc::gen::inRange<std::int64_t>(1, 5), top), kpos = draw_positions(*rc::gen::inRange<std::int64_t>(1, 5), top);
+    const auto highest = std::max(*std::max_element(qpos.begin(), qpos.end()), *std::max_element(kpos.begin(), kpos.end()));
+    const auto t = *gen_position(top - highest);  // every shifted position stays within max_position()
+    op_inputs in, moved;
+    in.qpos = qpos, in.kpos = kpos, moved.qpos = shifted(qpos, t), moved.kpos = shifted(kpos, t);
+    const auto b1 = b.output_with_error("bias", s, in, "bias"), b2 = b.output_with_error("bias", s, moved, "bias");
+    if (b1.value.data.size() != b2.value.data.size()) return {INFINITY, 1, 1};
+    // Both are the same exact value rounded once: within 2u of each entry's magnitude, plus the
+    // outputs' own errors (output_error). Reported in units of two roundings.
+    const double unit = 2 * unit_roundoff<T>();
+    worst_part worst(unit);
+    for (size_t e = 0; e < b1.value.data.size(); ++e) {
+      const double scale = std::max(std::abs(as_double(b1.value.data[e])), std::abs(as_double(b2.value.data[e])));
+      worst.add(abs_difference(b1.value.data[e], b2.value.data[e]), unit * scale + b1.error[e] + b2.error[e]);
+    }
+    return worst.result(1);
+  }
+};
+
 // A value tensor as T: x itself (exact in binary64, and so in MPFR at >= 53 bits).
 template <class T>
 T exact(double v) {

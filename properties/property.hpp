@@ -82,13 +82,10 @@ property make_property(std::string id, std::string statement, law_kind kind, std
                   [](const backend<mp_real>& b, const spec& s) { return Law<mp_real>::run(b, s); }};
 }
 
-// Each family file adds its properties.
-void add_attention_properties(std::vector<property>& out);
-void add_absolute_properties(std::vector<property>& out);
-void add_sinusoidal_properties(std::vector<property>& out);
-void add_rope_properties(std::vector<property>& out);
-void add_rope_axes_properties(std::vector<property>& out);
-void add_scaling_properties(std::vector<property>& out);
-void add_relative_properties(std::vector<property>& out);
+// Each family file registers the function that adds its properties, with its place in the
+// order `pecheck check` shows the families (attention first, then by scheme kind).
+struct family_registration {
+  family_registration(int order, void (*add)(std::vector<property>&));
+};
 
 }  // namespace pe::props

@@ -6,57 +6,6 @@
 namespace pe::props {
 namespace {
 
-template <class T>
-tensor<T> bias_of(const backend<T>& b, const spec& s, std::vector<std::int64_t> qpos, std::vector<std::int64_t> kpos) {
-  op_inputs in;
-  in.qpos = std::move(qpos);
-  in.kpos = std::move(kpos);
-  return b.output("bias", s, in, "bias");
-}
-
-std::vector<std::int64_t> draw_positions(std::int64_t n, std::int64_t max = std::int64_t{1} << 40) {
-  std::vector<std::int64_t> out;
-  for (std::int64_t e = 0; e < n; ++e) out.push_back(*gen_position(max));
-  return out;
-}
-
-// A measure from an excess over per-entry allowances (see excess_over_two_roundings): it holds
-// iff the excess is <= 1; the ladder sees excess * 2u, which falls like 2^-p for an identity.
-template <class T>
-measure in_units_of_two_roundings(double excess) {
-  const double unit = 2 * unit_roundoff<T>();
-  return {excess * unit, unit, 1};
-}
-
-std::vector<std::int64_t> shifted(std::vector<std::int64_t> v, std::int64_t t) {
-  for (auto& p : v) p += t;
-  return v;
-}
-
-// bias(qpos + t, kpos + t) = bias(qpos, kpos) for the bias schemes (ALiBi, T5).
-template <class T>
-struct bias_translation_invariance {
-  static measure run(const backend<T>& b, const spec& s) {
-    const std::int64_t top = b.max_position();
-    const auto qpos = draw_positions(*rc::gen::inRange<std::int64_t>(1, 5), top), kpos = draw_positions(*rc::gen::inRange<std::int64_t>(1, 5), top);
-    const auto highest = std::max(*std::max_element(qpos.begin(), qpos.end()), *std::max_element(kpos.begin(), kpos.end()));
-    const auto t = *gen_position(top - highest);  // every shifted position stays within max_position()
-    op_inputs in, moved;
-    in.qpos = qpos, in.kpos = kpos, moved.qpos = shifted(qpos, t), moved.kpos = shifted(kpos, t);
-    const auto b1 = b.output_with_error("bias", s, in, "bias"), b2 = b.output_with_error("bias", s, moved, "bias");
-    if (b1.value.data.size() != b2.value.data.size()) return {INFINITY, 1, 1};
-    // Both are the same exact value rounded once: within 2u of each entry's magnitude, plus the
-    // outputs' own errors (output_error). Reported in units of two roundings.
-    const double unit = 2 * unit_roundoff<T>();
-    worst_part worst(unit);
-    for (size_t e = 0; e < b1.value.data.size(); ++e) {
-      const double scale = std::max(std::abs(as_double(b1.value.data[e])), std::abs(as_double(b2.value.data[e])));
-      worst.add(abs_difference(b1.value.data[e], b2.value.data[e]), unit * scale + b1.error[e] + b2.error[e]);
-    }
-    return worst.result(1);
-  }
-};
-
 // ALiBi's slopes, read off the bias at distance 1: for n = 2^a heads a geometric sequence that
 // starts at its own ratio 2^(-8/n); otherwise the first 2^floor(log2 n) are that sequence and
 // the rest are the odd terms 2^(-4(2k+1)/n') of the sequence for 2 n' heads (the paper's interleaving).
@@ -209,5 +158,17 @@ void add_relative_properties(std::vector<property>& out) {
       "shaw.translation_invariance", "Shaw's attention depends on positions only through the clipped key - query distance",
       law_kind::identity, {random_specs("shaw", expectation::holds)}));
 }
+
+
+namespace {
+
+const family_registration family{60, add_relative_properties};
+const spec_generator_registration alibi_generator{"alibi", [] { return gen_alibi_spec(); }};
+const spec_generator_registration t5_generator{"t5", [] { return gen_t5_spec(); }};
+const spec_generator_registration shaw_generator{"shaw", [] { return gen_shaw_spec(); }};
+const spec_generator_registration txl_generator{"txl", [] { return gen_txl_spec(); }};
+const spec_generator_registration deberta_generator{"deberta", [] { return gen_deberta_spec(); }};
+
+}  // namespace
 
 }  // namespace pe::props

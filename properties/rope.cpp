@@ -22,27 +22,9 @@ std::vector<std::int64_t> draw_row(std::int64_t axes, std::int64_t max = std::in
   return row;
 }
 
-// The dims gptj pairs as (o + 2i, o + 2i + 1) neox pairs as (o + i, o + i + w/2), per rotated block (o, w).
-std::vector<std::pair<std::int64_t, std::int64_t>> rotated_blocks(const spec& s) {
-  if (s.scheme() == "rope") return {{0, s.integer("rotary_dim")}};
-  std::vector<std::pair<std::int64_t, std::int64_t>> out;
-  std::int64_t offset = 0;
-  for (const double w : s.reals("axes")) out.push_back({offset, static_cast<std::int64_t>(w)}), offset += static_cast<std::int64_t>(w);
-  return out;
-}
-
-// Every rotated block as (offset, width, neox pairs?): rope's one block of rotary_dim, rope_nd's
-// axis blocks, mrope's single neox block over dim.
-struct rotated_block {
-  std::int64_t offset, width;
-  bool neox;
-};
-std::vector<rotated_block> rotated_blocks_of(const spec& s) {
-  if (s.scheme() == "mrope") return {{0, s.integer("dim"), true}};
-  std::vector<rotated_block> out;
-  for (const auto& [o, w] : rotated_blocks(s)) out.push_back({o, w, s.choice("layout") == "neox"});
-  return out;
-}
+// Every rotated block as (offset, width, neox pairs?), from the scheme's own rotation plan:
+// rope's one block of rotary_dim, rope_nd's axis blocks, mrope's single neox block over dim.
+std::vector<rotated_block> rotated_blocks_of(const spec& s) { return rotation_plan_of(s, std::nullopt).blocks; }
 
 // The dims as the rotation acts on them: every rotated pair (a, b), then every pass-through dim
 // alone ({d, -1}). Each pair's norm and each pair's share of a dot product are separately
@@ -52,15 +34,10 @@ std::vector<rotated_block> rotated_blocks_of(const spec& s) {
 std::vector<std::pair<std::int64_t, std::int64_t>> dim_groups(const spec& s) {
   std::vector<std::pair<std::int64_t, std::int64_t>> out;
   std::vector<bool> rotated(static_cast<size_t>(rope_head_dim(s)), false);
-  const auto take = [&](const auto& plan) {
-    for (const auto& pr : plan.pairs) {
-      out.push_back({pr.a, pr.b});
-      rotated[static_cast<size_t>(pr.a)] = rotated[static_cast<size_t>(pr.b)] = true;
-    }
-  };
-  if (s.scheme() == "rope") take(rope_plan(s, std::nullopt));
-  else if (s.scheme() == "rope_nd") take(rope_nd_plan(s));
-  else take(mrope_plan(s));
+  for (const auto& pr : rotation_plan_of(s, std::nullopt).pairs) {
+    out.push_back({pr.a, pr.b});
+    rotated[static_cast<size_t>(pr.a)] = rotated[static_cast<size_t>(pr.b)] = true;
+  }
   for (std::int64_t d = 0; d < static_cast<std::int64_t>(rotated.size()); ++d)
     if (!rotated[d]) out.push_back({d, -1});
   return out;
@@ -336,8 +313,10 @@ struct layout_permutation {
     const auto c = draw_rotate(b, s);
     std::vector<std::int64_t> to_gptj(static_cast<size_t>(c.dim));  // neox dim -> gptj dim
     for (std::int64_t d = 0; d < c.dim; ++d) to_gptj[d] = d;
-    for (const auto& [o, w] : rotated_blocks(s))
+    for (const auto& block : rotated_blocks_of(s)) {
+      const std::int64_t o = block.offset, w = block.width;
       for (std::int64_t i = 0; i < w / 2; ++i) to_gptj[o + i] = o + 2 * i, to_gptj[o + i + w / 2] = o + 2 * i + 1;
+    }
     std::vector<double> x_neox(c.x.size());
     for (std::int64_t row = 0; row < c.tokens * c.heads; ++row)
       for (std::int64_t d = 0; d < c.dim; ++d) x_neox[row * c.dim + d] = c.x[row * c.dim + to_gptj[d]];
@@ -658,5 +637,13 @@ void add_rope_properties(std::vector<property>& out) {
       law_kind::identity,
       {random_specs("rope", "rope", expectation::holds, gen_rope_spec(rope_options{.partial = true}))}));
 }
+
+
+namespace {
+
+const family_registration family{30, add_rope_properties};
+const spec_generator_registration rope_generator{"rope", [] { return gen_rope_spec(); }};
+
+}  // namespace
 
 }  // namespace pe::props

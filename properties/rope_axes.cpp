@@ -67,4 +67,13 @@ void add_rope_axes_properties(std::vector<property>& out) {
       law_kind::identity, {random_specs("mrope", expectation::holds)}));
 }
 
+
+namespace {
+
+const family_registration family{40, add_rope_axes_properties};
+const spec_generator_registration rope_nd_generator{"rope_nd", [] { return gen_rope_nd_spec(); }};
+const spec_generator_registration mrope_generator{"mrope", [] { return gen_mrope_spec(); }};
+
+}  // namespace
+
 }  // namespace pe::props

@@ -208,4 +208,11 @@ void add_scaling_properties(std::vector<property>& out) {
       law_kind::inequality, {scaled("dynamic")}));
 }
 
+
+namespace {
+
+const family_registration family{50, add_scaling_properties};
+
+}  // namespace
+
 }  // namespace pe::props

@@ -179,4 +179,12 @@ void add_sinusoidal_properties(std::vector<property>& out) {
        fixed_spec("sinusoidal(dim=512)", expectation::holds_within)}));
 }
 
+
+namespace {
+
+const family_registration family{20, add_sinusoidal_properties};
+const spec_generator_registration sinusoidal_generator{"sinusoidal", [] { return gen_sinusoidal_spec(); }};
+
+}  // namespace
+
 }  // namespace pe::props

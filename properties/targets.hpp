@@ -17,7 +17,8 @@ inline target random_specs(const std::string& scheme, expectation e) { return ra
 // One fixed spec: its text is the label, its scheme the column.
 target fixed_spec(const std::string& text, expectation e);
 
-// Every scheme that places tokens (all but none) and takes attend.
+// Derived from the scheme registry: every scheme that places tokens (all but the plain ones)
+// and takes attend, and the absolute ones.
 const std::vector<std::string>& positional_schemes();
 const std::vector<std::string>& absolute_schemes();
 

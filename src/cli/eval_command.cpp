@@ -158,13 +158,13 @@ int run_eval(const eval_options& o) {
   if (o.op == "rotate") {
     if (o.x.empty()) throw pe::input_error("eval rotate: --x is required (one dim-vector, or T*H*D values)");
     if (o.heads < 1 || o.heads > 4096) throw pe::input_error(fmt::format("--heads {}: use 1..4096", o.heads));
-    const std::int64_t dim = s.scheme() == "rope_nd" ? pe::rope_nd_plan(s).dim : s.integer("dim");
+    const std::int64_t dim = *pe::head_dim(s);
     in.x = shape_x(parse_values(o.x), static_cast<std::int64_t>(in.pos.size()) / in.pos_axes, o.heads, dim);
   }
   // Outputs whose size is known from the inputs are checked before any work is done.
   std::size_t known = 0;
   if (o.op == "bucket") known = in.rel.size();
-  if (o.op == "bias") known = static_cast<std::size_t>(s.integer("heads")) * in.qpos.size() * in.kpos.size();
+  if (o.op == "bias") known = static_cast<std::size_t>(pe::required_heads(s).value_or(1)) * in.qpos.size() * in.kpos.size();
   if (known > max_printed_values) {
     throw pe::input_error(fmt::format("eval: {} would have {} values; eval prints at most {}", o.op, known, max_printed_values));
   }

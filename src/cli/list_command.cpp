@@ -41,15 +41,15 @@ std::string scheme_text(const pe::scheme_info& s) {
 // Encodings first, then each family of nested schemes (rope's scalings) under its own heading.
 std::string list_text() {
   std::string out;
-  for (const auto& s : pe::registry())
+  for (const pe::scheme_info& s : pe::registry())
     if (s.family == "encoding") out += scheme_text(s);
   std::vector<std::string> families;
-  for (const auto& s : pe::registry())
+  for (const pe::scheme_info& s : pe::registry())
     if (s.family != "encoding" && std::find(families.begin(), families.end(), s.family) == families.end())
       families.push_back(s.family);
   for (const auto& family : families) {
     out += fmt::format("\n{} schemes (nested parameters, e.g. rope(scaling=...)):\n", family);
-    for (const auto& s : pe::registry())
+    for (const pe::scheme_info& s : pe::registry())
       if (s.family == family) out += scheme_text(s);
   }
   return out;
@@ -57,7 +57,7 @@ std::string list_text() {
 
 std::string list_json() {
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
-  for (const auto& s : pe::registry()) {
+  for (const pe::scheme_info& s : pe::registry()) {
     nlohmann::ordered_json params = nlohmann::ordered_json::array();
     for (const auto& p : s.params) {
       nlohmann::ordered_json j{{"name", p.name}, {"type", kind_name(p.kind)}, {"doc", p.doc}};

@@ -12,13 +12,6 @@ namespace {
 
 using props::gamma;
 
-std::vector<double> doubles_of(const detail::wide_matrix& m) {
-  std::vector<double> out;
-  for (Eigen::Index r = 0; r < m.rows(); ++r)
-    for (Eigen::Index c = 0; c < m.cols(); ++c) out.push_back(m(r, c).convert_to<double>());
-  return out;
-}
-
 // Errors of q, k and v as a correct kernel forms them in its working precision, before the
 // scores: none for inputs taken as they are; the rotation's bound (its angle terms) for the RoPE
 // family; the encoding's bound, the addition and the projection's dot products for the
@@ -34,7 +27,7 @@ input_errors input_side(const error_model& m, const spec& s, const attend_inputs
   error_model in_working = m;  // values kept in the working format
   in_working.io = m.working;
   const double u_w = dtype_roundoff(m.working);
-  if (s.scheme() == "rope" || s.scheme() == "rope_nd" || s.scheme() == "mrope") {
+  if (is_rotary(s)) {
     const auto rotated_error = [&](const tensor<double>& x, const std::vector<std::int64_t>& pos, const std::vector<double>& exact) {
       op_inputs in;
       in.x = x, in.pos = pos, in.pos_axes = axes;
@@ -85,17 +78,16 @@ std::vector<double> attend_bounds(const error_model& m, const spec& s, const op_
   const double u_io = dtype_roundoff(m.io), u_w = dtype_roundoff(m.working), c = m.angle_coefficient;
   const double tiny = subnormal_spacing(m.io);
   mp_precision scope(113);  // magnitudes only: the exact q, k, v after the scheme's input-side changes
-  const auto p = detail::project(s, a);
-  const std::int64_t n_q = p.q.rows(), n_k = p.k.rows(), heads = p.heads, d = p.dim, dv = p.value_dim, axes = position_axes(s);
-  const auto q = doubles_of(p.q), k = doubles_of(p.k), v = doubles_of(p.v);
-  const auto qpos = detail::positions_or_order(a.qpos, n_q, axes, "qpos");
-  const auto kpos = is_absolute(s) ? qpos : detail::positions_or_order(a.kpos, n_k, axes, "kpos");
+  const auto p = attend_scores(s, a);
+  const std::int64_t n_q = p.queries, n_k = p.keys, heads = p.heads, d = p.dim, dv = p.value_dim, axes = p.axes;
+  const auto &q = p.q, &k = p.k, &v = p.v;
+  const auto &qpos = p.qpos, &kpos = p.kpos;
   input_errors e = input_side(m, s, a, q, k, v, qpos, kpos, axes);
   // A kernel whose I/O dtype is narrower than its arithmetic may store intermediates in it (HF
   // keeps rotated q, k in fp16; FlashAttention casts the weights P to fp16 before P V): each
   // formed value may round once more to the I/O dtype.
   const double u_store = u_io > u_w ? u_io : 0;
-  const bool formed_qk = s.scheme() == "rope" || s.scheme() == "rope_nd" || s.scheme() == "mrope" || is_absolute(s);
+  const bool formed_qk = is_rotary(s) || is_absolute(s);
   if (formed_qk) {
     for (std::size_t i = 0; i < q.size(); ++i) e.q[i] += u_store * std::abs(q[i]);
     for (std::size_t i = 0; i < k.size(); ++i) e.k[i] += u_store * std::abs(k[i]);
@@ -105,13 +97,18 @@ std::vector<double> attend_bounds(const error_model& m, const spec& s, const op_
   // exp's results below the working format's smallest normal lose relative accuracy, or flush
   // to 0: each weight is off by at most that much absolutely (the normalising sum is >= 1).
   const double lowest_normal = std::ldexp(1.0, dtype_format(m.working).emin);
-  // The bias and its error: ALiBi's slope times distance (C u_w); T5's table entry, handed over
-  // rounded to the I/O dtype (u_io), then added (C u_w).
-  std::vector<double> bias, bias_error;
-  if (s.scheme() == "alibi" || s.scheme() == "t5") {
-    for (const auto& b : detail::bias(s, a, heads).data) {
-      bias.push_back(b.convert_to<double>());
-      bias_error.push_back((s.scheme() == "t5" ? u_io + c * u_w : c * u_w) * std::abs(bias.back()));
+  // The bias and its error: a computed bias (ALiBi's slope times distance) C u_w; a table's
+  // entry (T5), handed over rounded to the I/O dtype (u_io), then added (C u_w).
+  const std::vector<double>& bias = p.bias;
+  const double bias_units = (behaviour_of(s).bias_table ? u_io : 0) + c * u_w;
+  std::vector<double> bias_error;
+  const auto& extra = behaviour_of(s).bias_error;  // the scheme's own kernel error, per head and distance
+  for (std::size_t e = 0; e < bias.size(); ++e) {
+    bias_error.push_back(bias_units * std::abs(bias[e]));
+    if (extra) {
+      const auto h = static_cast<std::int64_t>(e) / (n_q * n_k), i = static_cast<std::int64_t>(e) / n_k % n_q, j = static_cast<std::int64_t>(e) % n_k;
+      const double distance = std::abs(static_cast<double>(qpos[static_cast<std::size_t>(i)]) - static_cast<double>(kpos[static_cast<std::size_t>(j)]));
+      bias_error.back() += extra(s, h, distance, bias[e], u_w);
     }
   }
   const double scale = 1 / std::sqrt(static_cast<double>(d));

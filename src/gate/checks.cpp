@@ -33,18 +33,19 @@ std::string_view verdict_name(verdict v) {
 
 namespace {
 
-// The ops the gate exercises for a scheme, the main one first (none for the attend-only schemes).
+// The ops the gate exercises for a scheme, the main one first: every op the scheme lists but
+// matrix (the laws' view of rotate) and those its descriptor names as gate gaps, with rotate
+// ahead of inv_freq for rotary schemes.
 std::vector<std::string> ops_for(const spec& s) {
-  const std::string& n = s.scheme();
-  // attend wherever its error model is derived (proofs/gate_tolerance.md): not for the schemes
-  // whose learned tables enter the scores (learned, Shaw, Transformer-XL, DeBERTa).
-  if (n == "rope" || n == "rope_nd" || n == "mrope") return {"rotate", "inv_freq", "attend"};
-  if (n == "learned") return {"encode"};
-  if (is_absolute(s) || n == "none") return {"encode", "attend"};
-  if (n == "alibi") return {"bias", "attend"};
-  if (n == "t5") return {"bucket", "bias", "attend"};
-  if (n == "deberta") return {"bucket"};
-  return {};
+  const auto& gaps = behaviour_of(s).gate_gaps;
+  std::vector<std::string> out;
+  for (const auto& op : s.info().ops) {
+    const bool gap = std::any_of(gaps.begin(), gaps.end(), [&](const auto& g) { return g.first == op; });
+    if (op != "matrix" && !gap) out.push_back(op);
+  }
+  const auto rotate = std::find(out.begin(), out.end(), "rotate");
+  if (rotate != out.end()) std::rotate(out.begin(), rotate, rotate + 1);
+  return out;
 }
 std::string main_op(const spec& s) {
   const auto ops = ops_for(s);
@@ -62,9 +63,9 @@ op_inputs rounded_inputs(const std::string& op, op_inputs in, dtype d) {
 
 // Positions of a table-backed encoding (learned: max_len rows, normalized: length) folded into it.
 void keep_within_table(const spec& s, std::vector<std::int64_t>& pos) {
-  if (s.scheme() != "learned" && s.scheme() != "normalized") return;
-  const auto limit = s.scheme() == "learned" ? s.integer("max_len") : s.integer("length");
-  for (auto& p : pos) p %= limit;
+  const auto limit = position_limit(s);
+  if (!limit) return;
+  for (auto& p : pos) p %= *limit;
 }
 
 // One case's outcome.
@@ -151,7 +152,7 @@ op_inputs draw_inputs(const std::string& op, const spec& s, std::int64_t max_pos
     // call length at original_max +- 1, a band edge, a ramp end), the others at or below it, so
     // that a switch taken one token early (>= for >) shows.
     std::vector<std::int64_t> edges;
-    for (const auto p : rope_boundary_positions(s))
+    for (const auto p : boundary_positions(s))
       if (p <= max_pos) edges.push_back(p);
     if (!edges.empty() && *rc::gen::inRange(0, 3) == 0) {
       const auto edge = *rc::gen::elementOf(edges);
@@ -163,7 +164,7 @@ op_inputs draw_inputs(const std::string& op, const spec& s, std::int64_t max_pos
   if (op == "encode") keep_within_table(s, in.pos);
   if (op == "rotate") {
     const auto heads = *rc::gen::inRange<std::int64_t>(1, 5);
-    const std::int64_t dim = s.scheme() == "rope_nd" ? rope_nd_plan(s).dim : s.integer("dim");
+    const std::int64_t dim = *head_dim(s);
     in.x = tensor<double>({tokens, heads, dim});
     in.x.data = *props::gen_vector(tokens * heads * dim);
   }
@@ -178,7 +179,8 @@ op_inputs draw_inputs(const std::string& op, const spec& s, std::int64_t max_pos
   if (op == "attend") {
     // Shapes, heads and values as the laws draw them; positions up to max_pos. A causal query
     // needs a key at or before it: keys then sit at the queries' positions.
-    const bool causal = (s.scheme() == "alibi" && s.boolean("causal")) || *rc::gen::arbitrary<bool>();
+    // A decoder-only spec (alibi(causal=true)) takes the causal mask only.
+    const bool causal = needs_causal_mask(s) || *rc::gen::arbitrary<bool>();
     in.attend = props::draw_attend(s, tokens, causal);
     auto& a = in.attend;
     // Half the cases keep every position <= 2^12: at large positions a binary32 kernel's angle
@@ -299,7 +301,9 @@ std::vector<check_result> check_conformance(implementation& impl, const gate_opt
   if (out.empty()) {
     check_result r{"conformance.attend", o.spec};
     r.result = verdict::skipped;
-    r.detail = fmt::format("{} is checked through attend, which this gate version does not drive", s.scheme());
+    const auto& gaps = behaviour_of(s).gate_gaps;
+    r.detail = gaps.empty() ? fmt::format("{} has no op the gate drives", s.scheme())
+                            : fmt::format("{} is checked through {}, and {}", s.scheme(), gaps.front().first, gaps.front().second);
     out.push_back(std::move(r));
   }
   return out;

@@ -2,7 +2,6 @@
 #include "gate/op_io.hpp"
 
 #include "pe/attention.hpp"
-#include "pe/schemes/absolute.hpp"
 
 namespace pe::gate {
 namespace {
@@ -14,14 +13,6 @@ std::vector<std::int64_t> rows_shape(const std::vector<std::int64_t>& pos, std::
 
 std::vector<std::int64_t> length_of(const std::vector<std::int64_t>& v) { return {static_cast<std::int64_t>(v.size())}; }
 
-// T5's table [buckets, heads]: entry (b, h) is the one t5_bias looks up.
-tensor<double> t5_table(const spec& s) {
-  const std::int64_t buckets = s.integer("buckets"), heads = s.integer("heads");
-  tensor<double> t({buckets, heads});
-  t.data = learned_entries(static_cast<std::uint64_t>(s.integer("seed")), 0, buckets * heads, s.real("init_std"));
-  return t;
-}
-
 }  // namespace
 
 tensor<double> rounded(const tensor<double>& t, dtype d) { return as_doubles(real_tensor("", d, t)); }
@@ -31,7 +22,7 @@ std::vector<io_tensor> io_inputs(std::string_view op, const spec& s, const op_in
   if (op == "encode") return {integer_tensor("pos", rows_shape(in.pos, in.pos_axes), in.pos)};
   if (op == "bias") {
     std::vector<io_tensor> out = {integer_tensor("qpos", length_of(in.qpos), in.qpos), integer_tensor("kpos", length_of(in.kpos), in.kpos)};
-    if (s.scheme() == "t5") out.push_back(real_tensor("table", d, t5_table(s)));
+    if (const auto& table = behaviour_of(s).bias_table) out.push_back(real_tensor("table", d, table(s)));
     return out;
   }
   if (op == "bucket") return {integer_tensor("rel", length_of(in.rel), in.rel)};
@@ -48,17 +39,22 @@ std::vector<io_tensor> io_inputs(std::string_view op, const spec& s, const op_in
     if (!a.qpos.empty()) out.push_back(integer_tensor("qpos", rows_shape(a.qpos, axes), a.qpos));
     if (!a.kpos.empty()) out.push_back(integer_tensor("kpos", rows_shape(a.kpos, axes), a.kpos));
     out.push_back(integer_tensor("causal", {}, {a.causal ? 1 : 0}));
-    if (s.scheme() == "t5") out.push_back(real_tensor("table", d, t5_table(s)));
+    if (const auto& table = behaviour_of(s).bias_table) out.push_back(real_tensor("table", d, table(s)));
     return out;
   }
   return {};
+}
+
+const std::vector<std::string>& gate_ops() {
+  static const std::vector<std::string> ops = {"encode", "inv_freq", "rotate", "bias", "bucket", "attend"};
+  return ops;
 }
 
 std::vector<io_tensor> output_templates(std::string_view op, const spec& s, const op_inputs& in, dtype d) {
   // The shapes the gate calls most, without evaluating the reference (its rotation runs in MPFR).
   if (op == "rotate") return {empty_tensor("y", d, in.x.shape)};
   const auto n_q = static_cast<std::int64_t>(in.qpos.size()), n_k = static_cast<std::int64_t>(in.kpos.size());
-  if (op == "bias" && (s.scheme() == "alibi" || s.scheme() == "t5")) return {empty_tensor("bias", d, {s.integer("heads"), n_q, n_k})};
+  if (op == "bias" && required_heads(s)) return {empty_tensor("bias", d, {*required_heads(s), n_q, n_k})};
   if (op == "attend" && is_absolute(s) && in.attend.heads > 0) {  // out [T, H, Dv]
     const auto& a = in.attend;
     return {empty_tensor("out", d, {a.x.shape.at(0), a.heads, a.wv.shape.at(1) / a.heads})};
@@ -67,12 +63,6 @@ std::vector<io_tensor> output_templates(std::string_view op, const spec& s, cons
   std::vector<io_tensor> out;
   for (const auto& e : run_op<double>(op, s, in)) out.push_back(empty_tensor(e.name, op == "bucket" ? dtype::i64 : d, e.value.shape));
   return out;
-}
-
-bool reads_call_length(const spec& s) {
-  if (s.scheme() != "rope" || !s.has("scaling")) return false;
-  const spec& scaling = s.nested("scaling");
-  return (scaling.scheme() == "dynamic" || scaling.scheme() == "longrope") && !scaling.has("seq_len");
 }
 
 }  // namespace pe::gate

@@ -18,12 +18,11 @@ tensor<double> rounded(const tensor<double>& t, dtype d);
 // attend: q, k, v (absolute encodings: x, wq, wk, wv, heads), qpos, kpos, causal, as golden/README.md.
 std::vector<io_tensor> io_inputs(std::string_view op, const spec& s, const op_inputs& in, dtype d);
 
+// The ops whose inputs and outputs the gate can hand to an implementation.
+const std::vector<std::string>& gate_ops();
+
 // The outputs an implementation must fill for op on `in`: names and shapes from the binary64
 // reference, real outputs in dtype d, buckets as int64.
 std::vector<io_tensor> output_templates(std::string_view op, const spec& s, const op_inputs& in, dtype d);
-
-// Whether rotate's frequencies read the call's length: dynamic and longrope scaling without a
-// seq_len in the spec (HF's behaviour: a token's rotation changes with the batch it is in).
-bool reads_call_length(const spec& s);
 
 }  // namespace pe::gate

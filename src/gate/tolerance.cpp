@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 
 #include "pe/error.hpp"
+#include "pe/scheme.hpp"
 #include "pe/schemes/rope.hpp"
+#include "pe/schemes/rope_kernel_errors.hpp"
 #include "pe/schemes/rope_nd.hpp"
 #include "pe/schemes/sinusoidal.hpp"
 
@@ -29,55 +31,8 @@ exponent_position exponent_of(const sinusoidal_frequencies& f, int k) {
   return {k, f.fairseq ? k / static_cast<double>(f.dim / 2 - 1) : 2.0 * k / static_cast<double>(f.dim)};
 }
 
-// The relative error of the base a kernel raises to -e, in units of u_w: the base's own rounding,
-// and for NTK and dynamic NTK the rescaled base's few operations (proofs/gate_tolerance.md, step 2).
-double base_error_units(const rope_frequencies& f) {
-  if (!f.scaling || f.freqs) return 1;
-  const spec& sc = *f.scaling;
-  const double r = static_cast<double>(f.rotary), stretch = r / (r - 2);
-  if (sc.scheme() == "ntk") return 4 + stretch * std::log(sc.real("factor"));
-  if (sc.scheme() == "dynamic" && f.seq_len && *f.seq_len > sc.integer("original_max")) {
-    const double factor = sc.real("factor"), ratio = static_cast<double>(*f.seq_len) / static_cast<double>(sc.integer("original_max"));
-    const double bracket = factor * ratio - (factor - 1);  // >= 1: cancellation costs factor ratio / bracket
-    return 4 + stretch * std::log(bracket) + stretch * (3 * factor * ratio / bracket + 1);
-  }
-  return 1;
-}
 double base_error_units(const axial_frequencies&) { return 1; }
 double base_error_units(const sinusoidal_frequencies&) { return 1; }
-
-// The absolute error of a blend weight w (YaRN's ramp, Llama 3's 1 - smooth) a kernel computes
-// in working precision u (proofs/gate_tolerance.md, step 3), for pair k with unscaled frequency
-// `plain` whose own relative error is `plain_error`.
-double weight_error(const rope_frequencies& f, int k, double w, double plain, double plain_error, double u) {
-  const spec& sc = *f.scaling;
-  if (sc.scheme() == "yarn") {
-    // w = (k - low) / span. Each correction dim r ln(L / (2 pi beta)) / (2 ln base) carries
-    // E <= u (2 r / ln base + 6 |dim|) when formed in working precision. Truncated, it is an exact integer unless its untruncated
-    // value lies within E of one, where a kernel may floor to the neighbour: a whole step.
-    const auto [low, span] = f.yarn_ramp_range<double>();
-    const double high = low + span;
-    const auto [raw_low, raw_high] = f.yarn_correction_range<double>();
-    const double r = static_cast<double>(f.rotary), ln_base = std::log(f.base);
-    const auto dim_error = [&](double raw) { return u * (2 * r / ln_base + 6 * std::abs(raw)); };
-    double e_low = dim_error(raw_low), e_high = dim_error(raw_high);
-    if (f.yarn_truncates()) {
-      const auto near_integer = [](double raw, double e) { return std::abs(raw - std::round(raw)) <= e; };
-      e_low = near_integer(raw_low, e_low) ? 1 : 0;
-      e_high = near_integer(raw_high, e_high) ? 1 : 0;
-    }
-    const double numerator = e_low + u * (std::abs(static_cast<double>(k)) + std::abs(low));
-    const double denominator = e_low + e_high + u * (std::abs(low) + std::abs(high));
-    return (numerator + std::abs(w) * denominator) / span + 2 * u * (std::abs(w) + 1);
-  }
-  // Llama 3: s = (L / lambda - lo) / (hi - lo) with lambda = 2 pi / plain: L / lambda carries
-  // plain's error and three roundings; lo, hi are decimals (one rounding each).
-  const double lo = sc.real("low_freq_factor"), hi = sc.real("high_freq_factor");
-  const double turns = static_cast<double>(sc.integer("original_max")) * plain / (2 * M_PI);  // L / lambda
-  const double s = 1 - w;
-  return (turns * (plain_error + 3 * u) + 2 * u * lo + u * std::abs(turns - lo)) / (hi - lo) +
-         std::abs(s) * u * ((hi + lo) / (hi - lo) + 2);
-}
 
 // How pair k's frequency and angle may be off in a correct kernel (proofs/gate_tolerance.md):
 // |d omega| <= relative u_w omega + blend, |d theta| <= relative u_w (|p omega| + 1) + |p| blend.
@@ -96,8 +51,7 @@ pair_error error_of_pair(const error_model& m, const Freq& f, int k) {
   const auto [chain, fraction] = exponent_of(f, k);
   double geometric = p.omega;  // the frequency the geometric law gives, before a scaling's factor
   if constexpr (std::is_same_v<Freq, rope_frequencies>) {
-    const bool rescales_base = f.scaling && (f.scaling->scheme() == "ntk" || f.scaling->scheme() == "dynamic");
-    if (f.scaling && !rescales_base) geometric = f.template omega_unscaled<double>(k);
+    if (f.scaling && !rescales_base(f)) geometric = f.template omega_unscaled<double>(k);
   }
   p.relative = m.angle_coefficient + 4 * std::abs(std::log(geometric)) + m.chain_coefficient * chain + fraction * base_error_units(f);
   if constexpr (std::is_same_v<Freq, rope_frequencies>) {
@@ -112,10 +66,10 @@ pair_error error_of_pair(const error_model& m, const Freq& f, int k) {
   return p;
 }
 
-template <class Plan>
-std::vector<pair_error> errors_of_plan(const error_model& m, const Plan& plan) {
+std::vector<pair_error> errors_of_plan(const error_model& m, const rotary_plan& plan) {
   std::vector<pair_error> out;
-  for (std::size_t k = 0; k < plan.pairs.size(); ++k) out.push_back(error_of_pair(m, plan.freq, static_cast<int>(k)));
+  for (std::size_t k = 0; k < plan.pairs.size(); ++k)
+    std::visit([&](const auto& f) { out.push_back(error_of_pair(m, f, static_cast<int>(k))); }, plan.freq.law);
   return out;
 }
 
@@ -126,9 +80,9 @@ double angle_error(const pair_error& e, std::int64_t p, double u_w) {
   return e.relative * u_w * (position * e.omega + 1) + position * e.blend;
 }
 
-// rotate's bound added to out (one row per token), for any RoPE-family plan.
-template <class Plan>
-void add_rotation_bounds(const error_model& m, const Plan& plan, const op_inputs& in, double factor, std::vector<double>& out) {
+// rotate's bound added to out (one row per token), for any rotary plan.
+void add_rotation_bounds(const error_model& m, const rotary_plan& plan, const op_inputs& in, std::vector<double>& out) {
+  const double factor = std::abs(plan.freq.attention_factor<double>());
   const std::int64_t tokens = in.x.shape[0], heads = in.x.shape[1], dim = in.x.shape[2], axes = in.pos_axes;
   const double u_w = dtype_roundoff(m.working), u_io = dtype_roundoff(m.io);
   // A kernel whose I/O dtype is narrower than its arithmetic may keep cos and sin in it (a cache
@@ -150,19 +104,6 @@ void add_rotation_bounds(const error_model& m, const Plan& plan, const op_inputs
         out[b] += moved;
       }
     }
-}
-
-// Calls fn(plan, |attention factor|) with the RoPE-family plan of s (rope, rope_nd or mrope).
-template <class Fn>
-void with_rotation_plan(const spec& s, std::optional<std::int64_t> seq_len, Fn&& fn) {
-  if (s.scheme() == "rope") {
-    const auto plan = rope_plan(s, seq_len);
-    fn(plan, std::abs(plan.freq.attention_factor<double>()));
-  } else if (s.scheme() == "rope_nd") {
-    fn(rope_nd_plan(s), 1.0);
-  } else {
-    fn(mrope_plan(s), 1.0);
-  }
 }
 
 }  // namespace
@@ -206,36 +147,44 @@ std::vector<std::vector<double>> output_bounds(const error_model& m, std::string
     out.push_back(std::move(b));
   }
   if (op == "attend") return {attend_bounds(m, s, in, exact.at(0).value)};
-  const bool rope_family = s.scheme() == "rope" || s.scheme() == "rope_nd" || s.scheme() == "mrope";
-  if (op == "rotate" && rope_family) {
-    with_rotation_plan(s, call_seq_len(in.pos), [&](const auto& plan, double factor) { add_rotation_bounds(m, plan, in, factor, out[0]); });
+  const auto& b = behaviour_of(s);
+  if (op == "rotate" && b.rotation_plan) {
+    add_rotation_bounds(m, rotation_plan_of(s, call_seq_len(in.pos)), in, out[0]);
     return out;
   }
-  if (op == "encode" && s.scheme() == "sinusoidal") {
+  const auto phases = op == "encode" && b.phases ? b.phases(s) : std::nullopt;
+  if (phases) {
     // Each value is sin or cos of an angle with RoPE's angle error; the function adds u_w.
-    const std::int64_t dim = s.integer("dim");
-    const bool interleaved = s.choice("layout") == "interleaved";
-    const auto freq = sinusoidal_frequencies::of(s);  // the scheme's own frequency law, every layout
+    const auto width = phases->pair_of_component.size();
     std::vector<pair_error> errors;
-    for (int i = 0; i < static_cast<int>(dim / 2); ++i) errors.push_back(error_of_pair(m, freq, i));
+    for (const int i : phases->pair_of_component) {
+      while (errors.size() <= static_cast<std::size_t>(i)) errors.push_back(error_of_pair(m, phases->freq, static_cast<int>(errors.size())));
+    }
     for (std::size_t t = 0; t < in.pos.size(); ++t)
-      for (std::int64_t j = 0; j < dim; ++j) {
-        const auto i = static_cast<std::size_t>(interleaved ? j / 2 : j % (dim / 2));
-        out[0][t * static_cast<std::size_t>(dim) + static_cast<std::size_t>(j)] += angle_error(errors[i], in.pos[t], u_w) + 2 * u_w;
+      for (std::size_t j = 0; j < width; ++j) {
+        out[0][t * width + j] += angle_error(errors[static_cast<std::size_t>(phases->pair_of_component[j])], in.pos[t], u_w) + 2 * u_w;
       }
     return out;
   }
-  if (op == "inv_freq" && rope_family) {
+  if (op == "inv_freq" && b.rotation_plan) {
     // The frequencies are the angle's step 2 and 3 on their own; the attention factor (1, YaRN's
     // 0.1 ln s + 1, LongRoPE's square root) is a few operations: C u_w.
-    std::vector<pair_error> errors;
-    with_rotation_plan(s, std::nullopt, [&](const auto& plan, double) { errors = errors_of_plan(m, plan); });
+    const std::vector<pair_error> errors = errors_of_plan(m, rotation_plan_of(s, std::nullopt));
     for (std::size_t o = 0; o < out.size(); ++o)
       for (std::size_t k = 0; k < out[o].size(); ++k) {
         if (exact[o].name == "inv_freq") out[o][k] += errors[k].relative * u_w * std::abs(exact[o].value.data[k]) + errors[k].blend;
         else out[o][k] += c * u_w * std::abs(exact[o].value.data[k]);
       }
     return out;
+  }
+  if (op == "bias" && b.bias_error) {
+    // [H, T, S]: each entry's extra error for its head and distance (the scheme's own model).
+    const auto n_q = static_cast<std::int64_t>(in.qpos.size()), n_k = static_cast<std::int64_t>(in.kpos.size());
+    for (std::size_t e = 0; e < out[0].size(); ++e) {
+      const auto h = static_cast<std::int64_t>(e) / (n_q * n_k), i = static_cast<std::int64_t>(e) / n_k % n_q, j = static_cast<std::int64_t>(e) % n_k;
+      const double distance = std::abs(static_cast<double>(in.qpos[static_cast<std::size_t>(i)]) - static_cast<double>(in.kpos[static_cast<std::size_t>(j)]));
+      out[0][e] += b.bias_error(s, h, distance, exact[0].value.data[e], u_w);
+    }
   }
   // Everything else is a few working-precision operations per value (frequencies, slopes times
   // distances, table lookups): C u_w relative.

@@ -65,7 +65,7 @@ std::vector<case_set> rope_sets() {
   std::vector<case_set> out;
   const auto rotate_set = [&](std::string path, std::string comment, const std::string& spec_text, std::uint64_t seed) {
     const spec s = parse_spec(spec_text);
-    const auto dim = s.scheme() == "rope_nd" ? rope_nd_plan(s).dim : s.integer("dim");
+    const auto dim = *head_dim(s);
     out.push_back(set(path, comment, "rotate", spec_text, per_position("rotate", dim, 2, seed, hard_rows(position_axes(s)))));
   };
   const auto inv_freq_set = [&](std::string path, std::string comment, const std::string& spec_text) {

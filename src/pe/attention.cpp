@@ -1,7 +1,9 @@
-// attend's input side (projections, rotations, biases), the four-term expansion, and the instantiations.
-#include "pe/attention.hpp"
+// attend: the input side of each kind of scheme, the scores with a scheme's bias or terms, softmax, and the instantiations.
+#include "pe/attention_parts.hpp"
 
-#include "pe/ops.hpp"
+#include <algorithm>
+
+#include "pe/encode.hpp"
 
 namespace pe {
 namespace detail {
@@ -47,10 +49,7 @@ wide_matrix rows_of(const tensor<mp_real>& t) {
   return m;
 }
 
-bool is_rope_family(const spec& s) { return s.scheme() == "rope" || s.scheme() == "rope_nd" || s.scheme() == "mrope"; }
-
-}  // namespace
-
+// The given positions (n * axes of them), or 0 .. n-1 when none are given (one axis only).
 std::vector<std::int64_t> positions_or_order(const std::vector<std::int64_t>& given, std::int64_t n, std::int64_t axes,
                                              const char* name) {
   if (given.empty() && axes == 1) return default_positions(given, n);
@@ -60,29 +59,80 @@ std::vector<std::int64_t> positions_or_order(const std::vector<std::int64_t>& gi
   return given;
 }
 
+projected project_absolute(const spec& s, const attend_inputs& in) {
+  if (!in.q.shape.empty() || !in.k.shape.empty() || !in.v.shape.empty()) {
+    throw input_error(fmt::format("attend: {} adds to the inputs; give x, wq, wk, wv and heads, not q, k, v", s.scheme()));
+  }
+  if (!in.kpos.empty() && in.kpos != in.qpos) {
+    throw input_error(fmt::format("attend: {} is self-attention over qpos; kpos must be absent or equal", s.scheme()));
+  }
+  const wide_matrix xs = encoded_inputs(s, in);
+  const std::int64_t width = xs.cols(), heads = in.heads;
+  if (in.wq.shape.size() == 2 && in.wq.shape[1] == 0) throw input_error("attend: wq has 0 columns");
+  const wide_matrix wq = projection(in.wq, "wq", width, heads), wk = projection(in.wk, "wk", width, heads),
+                    wv = projection(in.wv, "wv", width, heads);
+  if (wq.cols() != wk.cols()) throw input_error("attend: wq and wk need the same number of columns");
+  return {xs * wq, xs * wk, xs * wv, heads, wq.cols() / heads, wv.cols() / heads};
+}
+
+// A rotary scheme's q or k: rotated by the plan for this call's positions.
+wide_matrix rotated(const spec& s, const tensor<double>& t, const std::vector<std::int64_t>& pos, const char* which) {
+  const std::int64_t axes = position_axes(s);
+  if (static_cast<std::int64_t>(pos.size()) != t.shape[0] * axes) {
+    throw input_error(fmt::format("attend: {} needs {} positions ({} per token)", which, t.shape[0] * axes, axes));
+  }
+  return rows_of(rotate_pairs<mp_real>(rotation_plan_of(s, call_seq_len(pos)), t, pos));
+}
+
+// Everything attend needs before the softmax: q, k, v after the input side, the positions the
+// mask compares, and the scheme's bias or terms.
+struct scored {
+  projected p;
+  std::vector<std::int64_t> qpos, kpos;
+  std::int64_t axes;
+  score_adjustment adjust;
+};
+
+scored score_setup(const spec& s, const attend_inputs& in) {
+  const auto& b = behaviour_of(s);
+  const auto p = project(s, in);
+  const std::int64_t n_q = p.q.rows(), n_k = p.k.rows(), heads = p.heads;
+  if (n_k == 0) throw input_error("attend: there are no keys (k has 0 rows)");
+  if (p.dim == 0) throw input_error("attend: q and k have head dim 0");
+  if (!in.causal && b.causal_only)
+    if (const auto why = b.causal_only(s)) throw input_error("attend: " + *why);
+  score_adjustment adjust;
+  if (b.kind == scheme_kind::bias) {
+    if (s.integer("heads") != heads) {
+      throw input_error(fmt::format("attend: {} has heads={} but q has {} heads", s.scheme(), s.integer("heads"), heads));
+    }
+    if (static_cast<std::int64_t>(in.qpos.size()) != n_q || static_cast<std::int64_t>(in.kpos.size()) != n_k) {
+      throw input_error(fmt::format("attend: {} needs one qpos per query and one kpos per key", s.scheme()));
+    }
+    adjust.bias = b.bias.at<mp_real>()(s, in.qpos, in.kpos);
+  }
+  if (b.kind == scheme_kind::score_terms) adjust = b.score_terms(s, in, p);
+  // The causal mask compares positions: the position itself, or for schemes with several
+  // position columns the first (temporal) one. Absent positions are 0 .. n-1; absolute
+  // encodings attend over one sequence, so their keys sit at the queries' positions.
+  const std::int64_t axes = position_axes(s);
+  auto qpos = positions_or_order(in.qpos, n_q, axes, "qpos");
+  auto kpos = b.kind == scheme_kind::absolute ? qpos : positions_or_order(in.kpos, n_k, axes, "kpos");
+  return {p, std::move(qpos), std::move(kpos), axes, std::move(adjust)};
+}
+
+}  // namespace
+
 projected project(const spec& s, const attend_inputs& in) {
   const auto& ops = s.info().ops;
   if (std::find(ops.begin(), ops.end(), "attend") == ops.end()) {
     throw spec_error(fmt::format("{}: op 'attend' is not supported (ops: {})", s.scheme(), fmt::join(ops, ", ")));
   }
-  const bool gave_qkv = !in.q.shape.empty() || !in.k.shape.empty() || !in.v.shape.empty();
-  const bool gave_x = !in.x.shape.empty() || !in.wq.shape.empty() || !in.wk.shape.empty() || !in.wv.shape.empty() || in.heads;
-  if (is_absolute(s)) {
-    if (gave_qkv) {
-      throw input_error(fmt::format("attend: {} adds to the inputs; give x, wq, wk, wv and heads, not q, k, v", s.scheme()));
-    }
-    if (!in.kpos.empty() && in.kpos != in.qpos) {
-      throw input_error(fmt::format("attend: {} is self-attention over qpos; kpos must be absent or equal", s.scheme()));
-    }
-    const wide_matrix xs = encoded_inputs(s, in);
-    const std::int64_t width = xs.cols(), heads = in.heads;
-    if (in.wq.shape.size() == 2 && in.wq.shape[1] == 0) throw input_error("attend: wq has 0 columns");
-    const wide_matrix wq = projection(in.wq, "wq", width, heads), wk = projection(in.wk, "wk", width, heads),
-                      wv = projection(in.wv, "wv", width, heads);
-    if (wq.cols() != wk.cols()) throw input_error("attend: wq and wk need the same number of columns");
-    return {xs * wq, xs * wk, xs * wv, heads, wq.cols() / heads, wv.cols() / heads};
+  const auto& b = behaviour_of(s);
+  if (b.kind == scheme_kind::absolute) return project_absolute(s, in);
+  if (!in.x.shape.empty() || !in.wq.shape.empty() || !in.wk.shape.empty() || !in.wv.shape.empty() || in.heads) {
+    throw input_error(fmt::format("attend: {} takes q, k and v; x, wq, wk, wv and heads are for absolute encodings", s.scheme()));
   }
-  if (gave_x) throw input_error(fmt::format("attend: {} takes q, k and v; x, wq, wk, wv and heads are for absolute encodings", s.scheme()));
   require_shape(in.q, "q", 3);
   require_shape(in.k, "k", 3);
   require_shape(in.v, "v", 3);
@@ -92,131 +142,100 @@ projected project(const spec& s, const attend_inputs& in) {
                                   fmt::join(in.q.shape, ", "), fmt::join(in.k.shape, ", "), fmt::join(in.v.shape, ", ")));
   }
   const std::int64_t dv = in.v.shape[2];
-  if (is_rope_family(s)) {
-    const std::int64_t axes = position_axes(s);
-    const std::int64_t rotated = s.scheme() == "rope_nd" ? rope_nd_plan(s).dim : s.integer("dim");
-    if (d != rotated) throw input_error(fmt::format("attend: q and k have head dim {} but {} rotates {}", d, s.scheme(), rotated));
-    const auto rotate = [&](const tensor<double>& t, const std::vector<std::int64_t>& pos, const char* which) {
-      if (static_cast<std::int64_t>(pos.size()) != t.shape[0] * axes) {
-        throw input_error(fmt::format("attend: {} needs {} positions ({} per token)", which, t.shape[0] * axes, axes));
-      }
-      op_inputs oi;
-      oi.pos = pos;
-      oi.pos_axes = axes;
-      oi.x = t;
-      return rows_of(rope_op<mp_real>("rotate", s, oi)[0].value);
-    };
-    return {rotate(in.q, in.qpos, "qpos"), rotate(in.k, in.kpos, "kpos"), to_wide(in.v, in.v.shape[0], heads * dv), heads, d, dv};
+  const wide_matrix v = to_wide(in.v, in.v.shape[0], heads * dv);
+  if (b.kind == scheme_kind::rotary) {
+    const std::int64_t rotated_dim = *head_dim(s);
+    if (d != rotated_dim) throw input_error(fmt::format("attend: q and k have head dim {} but {} rotates {}", d, s.scheme(), rotated_dim));
+    return {rotated(s, in.q, in.qpos, "qpos"), rotated(s, in.k, in.kpos, "kpos"), v, heads, d, dv};
   }
-  return {to_wide(in.q, in.q.shape[0], heads * d), to_wide(in.k, in.k.shape[0], heads * d),
-          to_wide(in.v, in.v.shape[0], heads * dv), heads, d, dv};
+  return {to_wide(in.q, in.q.shape[0], heads * d), to_wide(in.k, in.k.shape[0], heads * d), v, heads, d, dv};
 }
 
-tensor<mp_real> bias(const spec& s, const attend_inputs& in, std::int64_t heads) {
-  if (s.scheme() != "alibi" && s.scheme() != "t5") return {};
-  if (s.integer("heads") != heads) {
-    throw input_error(fmt::format("attend: {} has heads={} but q has {} heads", s.scheme(), s.integer("heads"), heads));
-  }
-  if (static_cast<std::int64_t>(in.qpos.size()) != in.q.shape[0] || static_cast<std::int64_t>(in.kpos.size()) != in.k.shape[0]) {
+void require_position_per_token(const spec& s, const attend_inputs& in, const projected& p) {
+  if (static_cast<std::int64_t>(in.qpos.size()) != p.q.rows() || static_cast<std::int64_t>(in.kpos.size()) != p.k.rows()) {
     throw input_error(fmt::format("attend: {} needs one qpos per query and one kpos per key", s.scheme()));
   }
-  return s.scheme() == "alibi" ? alibi_bias<mp_real>(s, in.qpos, in.kpos) : t5_bias<mp_real>(s, in.qpos, in.kpos);
 }
 
-std::array<tensor<mp_real>, 4> txl_terms(const spec& s, const attend_inputs& in, const projected& p) {
-  const txl_weights w = make_txl_weights(s);
-  const std::int64_t n_q = p.q.rows(), n_k = p.k.rows(), heads = p.heads, d = p.dim;
-  if (w.heads != heads || w.dim != d) {
-    throw input_error(fmt::format("attend: txl has heads={}, dim={} but q has {} heads of {}", w.heads, w.dim, heads, d));
-  }
-  if (static_cast<std::int64_t>(in.qpos.size()) != n_q || static_cast<std::int64_t>(in.kpos.size()) != n_k) {
-    throw input_error("attend: txl needs one qpos per query and one kpos per key");
-  }
-  const spec sinusoid = parse_spec(fmt::format("sinusoidal(dim={}, layout=concat)", w.r_dim));
-  const std::int64_t width = heads * d;
-  std::array<tensor<mp_real>, 4> t{tensor<mp_real>({heads, n_q, n_k}), tensor<mp_real>({heads, n_q, n_k}),
-                                   tensor<mp_real>({heads, n_q, n_k}), tensor<mp_real>({heads, n_q, n_k})};
-  for (std::int64_t i = 0; i < n_q; ++i)
-    for (std::int64_t j = 0; j < n_k; ++j) {
-      std::int64_t distance = 0;
-      if (__builtin_sub_overflow(in.qpos[i], in.kpos[j], &distance)) {
-        throw input_error(fmt::format("attend: qpos {} - kpos {} does not fit in 64 bits", in.qpos[i], in.kpos[j]));
-      }
-      const auto r = encode<mp_real>(sinusoid, std::vector<std::int64_t>{distance});
-      std::vector<mp_real> wr(static_cast<size_t>(width));  // W_R R_(i-j)
-      for (std::int64_t c = 0; c < width; ++c) {
-        mp_real sum = 0;
-        for (std::int64_t e = 0; e < w.r_dim; ++e) sum += r.data[static_cast<size_t>(e)] * mp_real(w.w_r[static_cast<size_t>(e * width + c)]);
-        wr[static_cast<size_t>(c)] = sum;
-      }
-      for (std::int64_t h = 0; h < heads; ++h) {
-        mp_real a = 0, b = 0, c = 0, dd = 0;
-        for (std::int64_t e = 0; e < d; ++e) {
-          const std::int64_t col = h * d + e;
-          a += p.q(i, col) * p.k(j, col);
-          b += p.q(i, col) * wr[static_cast<size_t>(col)];
-          c += mp_real(w.u[static_cast<size_t>(col)]) * p.k(j, col);
-          dd += mp_real(w.v[static_cast<size_t>(col)]) * wr[static_cast<size_t>(col)];
-        }
-        const auto at = static_cast<size_t>((h * n_q + i) * n_k + j);
-        t[0].data[at] = a, t[1].data[at] = b, t[2].data[at] = c, t[3].data[at] = dd;
-      }
-    }
-  return t;
-}
+}  // namespace detail
 
-std::array<tensor<mp_real>, 2> deberta_terms(const spec& s, const attend_inputs& in, const projected& p) {
-  const deberta_tables t = make_deberta_tables(s);
-  const std::int64_t n_q = p.q.rows(), n_k = p.k.rows(), heads = p.heads, d = p.dim;
-  if (t.heads != heads || t.dim != d) {
-    throw input_error(fmt::format("attend: deberta has heads={}, dim={} but q has {} heads of {}", t.heads, t.dim, heads, d));
-  }
-  if (static_cast<std::int64_t>(in.qpos.size()) != n_q || static_cast<std::int64_t>(in.kpos.size()) != n_k) {
-    throw input_error("attend: deberta needs one qpos per query and one kpos per key");
-  }
-  const std::int64_t width = heads * d;
-  std::array<tensor<mp_real>, 2> out{tensor<mp_real>({heads, n_q, n_k}), tensor<mp_real>({heads, n_q, n_k})};
-  for (std::int64_t i = 0; i < n_q; ++i)
-    for (std::int64_t j = 0; j < n_k; ++j) {
-      std::int64_t rel = 0;  // query - key, saturated (every far distance clamps to an end row)
-      if (__builtin_sub_overflow(in.qpos[i], in.kpos[j], &rel)) {
-        rel = in.qpos[i] > in.kpos[j] ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
-      }
-      const std::int64_t row = deberta_row(rel, s);
-      for (std::int64_t h = 0; h < heads; ++h) {
-        mp_real c2p = 0, p2c = 0;
-        for (std::int64_t e = 0; e < d; ++e) {
-          const auto col = static_cast<size_t>(row * width + h * d + e);
-          c2p += p.q(i, h * d + e) * mp_real(t.key[col]);
-          p2c += p.k(j, h * d + e) * mp_real(t.query[col]);
+template <class T>
+tensor<T> attend(const spec& s, const attend_inputs& in) {
+  const unsigned out_bits = mp_output_bits();
+  mp_precision scope(std::is_same_v<T, mp_real> ? out_bits + 64 : 128);
+  const auto sc = detail::score_setup(s, in);
+  const auto& p = sc.p;
+  const auto& b = sc.adjust.bias;
+  const std::int64_t n_q = p.q.rows(), n_k = p.k.rows(), heads = p.heads, d = p.dim, dv = p.value_dim, axes = sc.axes;
+  const auto later = [&](std::int64_t i, std::int64_t j) { return sc.kpos[j * axes] > sc.qpos[i * axes]; };
+  const mp_real scale = 1 / sqrt(mp_real(sc.adjust.divisor * d));
+  // Relative key and value rows (Shaw), added to k in the score and to v in the output.
+  const bool relative = static_cast<bool>(sc.adjust.row);
+  const bool masked = in.causal;
+  tensor<T> out({n_q, heads, dv});
+  std::vector<mp_real> z(static_cast<size_t>(n_k));
+  for (std::int64_t h = 0; h < heads; ++h)
+    for (std::int64_t i = 0; i < n_q; ++i) {
+      bool any = false;
+      mp_real top;
+      for (std::int64_t j = 0; j < n_k; ++j) {
+        if (masked && later(i, j)) continue;
+        mp_real dot = 0;
+        for (std::int64_t c = 0; c < d; ++c) dot += p.q(i, h * d + c) * p.k(j, h * d + c);
+        if (relative) {
+          const double* a = &sc.adjust.rel_key[static_cast<size_t>(sc.adjust.row(i, j) * d)];
+          for (std::int64_t c = 0; c < d; ++c) dot += p.q(i, h * d + c) * mp_real(a[c]);
         }
-        const auto at = static_cast<size_t>((h * n_q + i) * n_k + j);
-        out[0].data[at] = c2p;
-        out[1].data[at] = p2c;
+        z[j] = dot * scale;
+        if (!b.data.empty()) z[j] += b.data[static_cast<size_t>((h * n_q + i) * n_k + j)];
+        if (!any || z[j] > top) top = z[j];
+        any = true;
+      }
+      if (!any) throw input_error(fmt::format("attend: query {} (position {}) has no key at or before it", i, sc.qpos[i * axes]));
+      mp_real total = 0;
+      for (std::int64_t j = 0; j < n_k; ++j) {
+        if (masked && later(i, j)) continue;
+        z[j] = exp(z[j] - top);
+        total += z[j];
+      }
+      for (std::int64_t c = 0; c < dv; ++c) {
+        mp_real acc = 0;
+        for (std::int64_t j = 0; j < n_k; ++j) {
+          if (masked && later(i, j)) continue;
+          acc += z[j] * (relative ? p.v(j, h * dv + c) + mp_real(sc.adjust.rel_value[static_cast<size_t>(sc.adjust.row(i, j) * dv + c)])
+                                  : p.v(j, h * dv + c));
+        }
+        const mp_real value = acc / total;
+        auto& slot = out.data[static_cast<size_t>((i * heads + h) * dv + c)];
+        if constexpr (std::is_same_v<T, mp_real>) slot = round_to_bits(value, out_bits);
+        else slot = store_as<T>(value);
       }
     }
   return out;
 }
 
-}  // namespace detail
-
-std::array<tensor<mp_real>, 3> deberta_score_terms(const spec& s, const attend_inputs& in) {
-  const auto p = detail::project(s, in);
-  auto [c2p, p2c] = detail::deberta_terms(s, in, p);
-  tensor<mp_real> c2c(c2p.shape);
-  const std::int64_t heads = p.heads, n_q = p.q.rows(), n_k = p.k.rows(), d = p.dim;
-  for (std::int64_t h = 0; h < heads; ++h)
-    for (std::int64_t i = 0; i < n_q; ++i)
-      for (std::int64_t j = 0; j < n_k; ++j) {
-        mp_real dot = 0;
-        for (std::int64_t e = 0; e < d; ++e) dot += p.q(i, h * d + e) * p.k(j, h * d + e);
-        c2c.data[static_cast<size_t>((h * n_q + i) * n_k + j)] = dot;
-      }
-  return {std::move(c2c), std::move(c2p), std::move(p2c)};
+attend_parts attend_scores(const spec& s, const attend_inputs& in) {
+  const auto sc = detail::score_setup(s, in);
+  attend_parts out;
+  out.queries = sc.p.q.rows(), out.keys = sc.p.k.rows(), out.heads = sc.p.heads, out.dim = sc.p.dim;
+  out.value_dim = sc.p.value_dim, out.axes = sc.axes;
+  const auto doubles = [](const detail::wide_matrix& m) {
+    std::vector<double> v;
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+      for (Eigen::Index c = 0; c < m.cols(); ++c) v.push_back(m(r, c).convert_to<double>());
+    return v;
+  };
+  out.q = doubles(sc.p.q), out.k = doubles(sc.p.k), out.v = doubles(sc.p.v);
+  out.qpos = sc.qpos, out.kpos = sc.kpos;
+  if (kind_of(s) == scheme_kind::bias)
+    for (const auto& b : sc.adjust.bias.data) out.bias.push_back(b.convert_to<double>());
+  return out;
 }
 
-std::array<tensor<mp_real>, 4> txl_score_terms(const spec& s, const attend_inputs& in) {
-  return detail::txl_terms(s, in, detail::project(s, in));
+std::vector<named_tensor<mp_real>> score_terms(const spec& s, const attend_inputs& in) {
+  const auto& b = behaviour_of(s);
+  if (!b.named_score_terms) throw spec_error(fmt::format("{}: op 'score_terms' needs a scheme with named score terms", s.scheme()));
+  return b.named_score_terms(s, in);
 }
 
 four_terms absolute_score_terms(const spec& s, const attend_inputs& in) {

@@ -1,44 +1,46 @@
 // Builds the registry from each scheme family and provides the parameter builders.
 #include "pe/registry.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "pe/scheme.hpp"
 #include "pe/spec.hpp"
 
 namespace pe {
 
 namespace {
 
-std::deque<scheme_info>& mutable_registry() {
-  static std::deque<scheme_info> all = [] {
-    std::vector<scheme_info> r;
-    register_absolute_schemes(r);
-    register_sinusoidal_schemes(r);
-    register_rope_schemes(r);
-    register_rope_nd_schemes(r);
-    register_alibi_schemes(r);
-    register_t5_schemes(r);
-    register_shaw_schemes(r);
-    register_txl_schemes(r);
-    register_deberta_schemes(r);
-    return std::deque<scheme_info>(r.begin(), r.end());
-  }();
+std::deque<scheme_info>& storage() {
+  static std::deque<scheme_info> all;
   return all;
 }
 
+std::vector<std::reference_wrapper<const scheme_info>>& ordered() {
+  static std::vector<std::reference_wrapper<const scheme_info>> all;
+  return all;
+}
+
+int rank(const scheme_info& s) { return s.behaviour ? static_cast<int>(s.behaviour->kind) : 100; }
+
 }  // namespace
 
-const std::deque<scheme_info>& registry() { return mutable_registry(); }
+const std::vector<std::reference_wrapper<const scheme_info>>& registry() { return ordered(); }
 
 void register_scheme(scheme_info info) {
   if (find_scheme(info.name)) throw std::logic_error(fmt::format("scheme '{}' is registered twice", info.name));
-  mutable_registry().push_back(std::move(info));
+  storage().push_back(std::move(info));
+  const scheme_info& added = storage().back();
+  auto& order = ordered();
+  order.insert(std::upper_bound(order.begin(), order.end(), std::cref(added),
+                                [](const scheme_info& a, const scheme_info& b) { return rank(a) < rank(b); }),
+               std::cref(added));
 }
 
 const scheme_info* find_scheme(std::string_view name) {
-  for (const auto& s : registry())
+  for (const scheme_info& s : registry())
     if (s.name == name) return &s;
   return nullptr;
 }

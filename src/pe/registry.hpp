@@ -14,6 +14,7 @@
 namespace pe {
 
 class spec;
+struct scheme_behaviour;
 
 // A resolved parameter value.
 using real_list = std::vector<double>;
@@ -43,15 +44,20 @@ struct scheme_info {
   std::function<void(const spec&)> validate;
   // Fills defaults that depend on other fields (rope's rotary_dim = dim), before validate.
   std::function<void(std::vector<std::pair<std::string, value>>&)> complete;
+  // What the scheme does (pe/scheme.hpp); null for nested schemes such as RoPE's scalings.
+  std::shared_ptr<const scheme_behaviour> behaviour;
 };
 
-// All registered schemes, in the order `pecheck list` shows them. A deque, so a spec's pointer
-// to its scheme stays valid when schemes are added.
-const std::deque<scheme_info>& registry();
+// All registered schemes, in the order `pecheck list` shows them. They are stored in a deque,
+// so a spec's pointer to its scheme stays valid when schemes are added.
+// Ordered by kind (absolute, plain, rotary, bias, score terms), then nested schemes, each in
+// registration order.
+const std::vector<std::reference_wrapper<const scheme_info>>& registry();
 const scheme_info* find_scheme(std::string_view name);
 
-// Adds a scheme after the built-in families (tests use it for nested and list parameters
-// that no built-in scheme takes yet). Throws std::logic_error on a duplicate name.
+// Adds a scheme. Each schemes/X.cpp registers its own at start-up (pe/scheme.hpp's
+// scheme_registration); tests add nested and list parameters that no built-in scheme takes yet.
+// Throws std::logic_error on a duplicate name.
 void register_scheme(scheme_info info);
 
 // Builders for the common parameter shapes.
@@ -69,17 +75,6 @@ param_info choice_param(std::string name, std::string doc, std::string def, std:
 // The two parameters of every seeded stand-in for trained weights (learned, t5, shaw, txl).
 param_info init_std_param(double def, std::string doc);
 param_info seed_param();
-
-// Each family registers its schemes (src/pe/schemes/*.cpp).
-void register_absolute_schemes(std::vector<scheme_info>& out);
-void register_sinusoidal_schemes(std::vector<scheme_info>& out);
-void register_rope_schemes(std::vector<scheme_info>& out);
-void register_rope_nd_schemes(std::vector<scheme_info>& out);
-void register_alibi_schemes(std::vector<scheme_info>& out);
-void register_t5_schemes(std::vector<scheme_info>& out);
-void register_shaw_schemes(std::vector<scheme_info>& out);
-void register_txl_schemes(std::vector<scheme_info>& out);
-void register_deberta_schemes(std::vector<scheme_info>& out);
 
 // The value in canonical spec text: integers plainly, reals as the shortest text that reads
 // back to the same binary64, lists in brackets, nested specs in full.

@@ -345,7 +345,7 @@ value resolve_value(const param_info& p, const raw_value& v, const std::string& 
 spec resolve(const raw_spec& raw, const std::string& family, const std::string& context) {
   const scheme_info* info = find_scheme(raw.name);
   std::vector<std::string> names;
-  for (const auto& s : registry())
+  for (const pe::scheme_info& s : registry())
     if (s.family == family) names.push_back(s.name);
   const std::string prefix = context.empty() ? "" : context + ": ";
   if (!info || info->family != family) {

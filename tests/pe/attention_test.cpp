@@ -1,5 +1,9 @@
 // Tests for src/pe/attention.hpp: attend against a direct formula, the four-term expansion, and the symmetries it must show.
 #include "pe/attention.hpp"
+#include "pe/schemes/absolute.hpp"
+#include "pe/schemes/shaw.hpp"
+#include "pe/schemes/t5.hpp"
+#include "pe/schemes/txl.hpp"
 
 #include <gtest/gtest.h>
 

@@ -22,15 +22,19 @@ TEST(registry, lists_every_scheme_of_the_foundation) {
 
 TEST(registry, names_are_unique_and_everything_is_documented) {
   std::set<std::string> names;
-  for (const auto& s : pe::registry()) {
+  for (const pe::scheme_info& s : pe::registry()) {
     EXPECT_TRUE(names.insert(s.name).second) << "duplicate scheme " << s.name;
     EXPECT_FALSE(s.doc.empty()) << s.name;
-    if (s.family == "encoding") EXPECT_FALSE(s.ops.empty()) << s.name;  // scalings are parameters, not ops
+    if (s.family == "encoding") {
+      EXPECT_FALSE(s.ops.empty()) << s.name;  // scalings are parameters, not ops
+    }
     std::set<std::string> keys;
     for (const auto& p : s.params) {
       EXPECT_TRUE(keys.insert(p.name).second) << s.name << "." << p.name;
       EXPECT_FALSE(p.doc.empty()) << s.name << "." << p.name;
-      if (p.default_value && p.check) EXPECT_EQ(p.check(*p.default_value), "") << s.name << "." << p.name;
+      if (p.default_value && p.check) {
+        EXPECT_EQ(p.check(*p.default_value), "") << s.name << "." << p.name;
+      }
       if (p.kind == pe::param_kind::choice) {
         const auto& def = std::get<std::string>(*p.default_value);
         EXPECT_NE(std::find(p.choices.begin(), p.choices.end(), def), p.choices.end()) << s.name << "." << p.name;

@@ -3,6 +3,7 @@
 
 #include "pe/mp.hpp"
 #include "pe/registry.hpp"
+#include "pe/scheme.hpp"
 
 namespace pe {
 namespace {
@@ -34,7 +35,10 @@ std::vector<double> learned_entries(std::uint64_t seed, std::int64_t first, std:
   return out;
 }
 
-void register_absolute_schemes(std::vector<scheme_info>& out) {
+namespace {
+
+std::vector<scheme_info> absolute_infos() {
+  std::vector<scheme_info> out;
   const auto dim = [](std::int64_t min) {
     return integer_param("dim", "components per position vector", std::nullopt, min, max_dim);
   };
@@ -66,6 +70,49 @@ void register_absolute_schemes(std::vector<scheme_info>& out) {
                  {integer_param("dim", "length of the zero vectors", 0, 0, max_dim)},
                  {"encode", "attend"},
                  {}});
+  return out;
 }
+
+// An absolute scheme: its vectors are added to x before attention's projections.
+scheme_behaviour absolute(typed_hook<encode_signature> encode) {
+  scheme_behaviour b;
+  b.kind = scheme_kind::absolute;
+  b.encode = std::move(encode);
+  return b;
+}
+
+// learned(max_len) has rows 0 .. max_len-1; normalized(length) divides by length (0 <= p < length).
+scheme_behaviour with_limit(scheme_behaviour b, const char* key) {
+  b.position_limit = [key](const spec& s) { return s.integer(key); };
+  return b;
+}
+
+scheme_behaviour none_behaviour() {
+  scheme_behaviour b;
+  b.kind = scheme_kind::plain;
+  b.encode = typed_hook<encode_signature>::of([]<class T>(const spec& s, std::span<const std::int64_t> p) { return none_encode<T>(s, p); });
+  return b;
+}
+
+const std::vector<scheme_registration> registered = [] {
+  auto infos = absolute_infos();
+  std::vector<scheme_behaviour> behaviours{
+      absolute(typed_hook<encode_signature>::of([]<class T>(const spec& s, std::span<const std::int64_t> p) { return integer_encode<T>(s, p); })),
+      with_limit(absolute(typed_hook<encode_signature>::of(
+                     []<class T>(const spec& s, std::span<const std::int64_t> p) { return normalized_encode<T>(s, p); })),
+                 "length"),
+      absolute(typed_hook<encode_signature>::of([]<class T>(const spec& s, std::span<const std::int64_t> p) { return binary_encode<T>(s, p); })),
+      with_limit(absolute(typed_hook<encode_signature>::of(
+                     []<class T>(const spec& s, std::span<const std::int64_t> p) { return learned_encode<T>(s, p); })),
+                 "max_len"),
+      none_behaviour()};
+  // The gate checks learned's encode only: its table enters the scores, where no error model is derived.
+  behaviours[3].gate_gaps = {{"attend", "the learned table enters the scores; the gate's attend error model is not derived for it"}};
+  std::vector<scheme_registration> out;
+  for (size_t i = 0; i < infos.size(); ++i) out.emplace_back(std::move(infos[i]), std::move(behaviours[i]));
+  return out;
+}();
+
+}  // namespace
 
 }  // namespace pe

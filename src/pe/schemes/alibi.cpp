@@ -2,6 +2,7 @@
 #include "pe/schemes/alibi.hpp"
 
 #include "pe/registry.hpp"
+#include "pe/scheme.hpp"
 
 namespace pe {
 
@@ -15,15 +16,31 @@ std::vector<std::pair<std::int64_t, std::int64_t>> alibi_slope_exponents(std::in
   return out;
 }
 
-void register_alibi_schemes(std::vector<scheme_info>& out) {
+namespace {
+
+scheme_info alibi_info() {
   param_info causal{"causal", param_kind::boolean, "true: -slope (i - j) (decoders); false: -slope |i - j|"};
   causal.default_value = true;
-  out.push_back({"alibi", "encoding",
+  return {"alibi", "encoding",
                  "ALiBi: bias -slope_h (i - j) on the scores; slopes 2^(-8h/n) for n a power of two, the paper's "
                  "interleaving otherwise (12 heads: 2^-1..2^-8, 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5)",
                  {integer_param("heads", "attention heads n", std::nullopt, 1, 4096), causal},
                  {"bias", "attend"},
-                 {}});
+                 {}};
 }
+
+scheme_behaviour alibi_behaviour() {
+  scheme_behaviour b = bias_scheme(
+      []<class T>(const spec& s, std::span<const std::int64_t> q, std::span<const std::int64_t> k) { return alibi_bias<T>(s, q, k); });
+  b.causal_only = [](const spec& s) {
+    return s.boolean("causal") ? std::optional<std::string>("alibi(causal=true) is the decoder form; set \"causal\": true in the input, or use alibi(causal=false)")
+                               : std::nullopt;
+  };
+  return b;
+}
+
+const scheme_registration registered{alibi_info(), alibi_behaviour()};
+
+}  // namespace
 
 }  // namespace pe

@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include "pe/error.hpp"
+#include "pe/attention_parts.hpp"
 #include "pe/registry.hpp"
+#include "pe/scheme.hpp"
 #include "pe/schemes/absolute.hpp"
 
 namespace pe {
@@ -66,8 +68,44 @@ deberta_tables make_deberta_tables(const spec& s) {
   return t;
 }
 
-void register_deberta_schemes(std::vector<scheme_info>& out) {
-  out.push_back({"deberta", "encoding",
+namespace {
+
+// DeBERTa's c2p and p2c (unscaled) [H, T, S]: q_i . K_r[row] and k_j . Q_r[row], row =
+// deberta_row(qpos_i - kpos_j). HF uses the same row for both; the paper writes p2c with
+// delta(j, i) -- pecheck follows the code, which pretrained weights were trained with.
+std::array<tensor<mp_real>, 2> position_terms(const spec& s, const attend_inputs& in, const detail::projected& p) {
+  const deberta_tables t = make_deberta_tables(s);
+  const std::int64_t n_q = p.q.rows(), n_k = p.k.rows(), heads = p.heads, d = p.dim;
+  if (t.heads != heads || t.dim != d) {
+    throw input_error(fmt::format("attend: deberta has heads={}, dim={} but q has {} heads of {}", t.heads, t.dim, heads, d));
+  }
+  detail::require_position_per_token(s, in, p);
+  const std::int64_t width = heads * d;
+  std::array<tensor<mp_real>, 2> out{tensor<mp_real>({heads, n_q, n_k}), tensor<mp_real>({heads, n_q, n_k})};
+  for (std::int64_t i = 0; i < n_q; ++i)
+    for (std::int64_t j = 0; j < n_k; ++j) {
+      std::int64_t rel = 0;  // query - key, saturated (every far distance clamps to an end row)
+      if (__builtin_sub_overflow(in.qpos[i], in.kpos[j], &rel)) {
+        rel = in.qpos[i] > in.kpos[j] ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+      }
+      const std::int64_t row = deberta_row(rel, s);
+      for (std::int64_t h = 0; h < heads; ++h) {
+        mp_real c2p = 0, p2c = 0;
+        for (std::int64_t e = 0; e < d; ++e) {
+          const auto col = static_cast<size_t>(row * width + h * d + e);
+          c2p += p.q(i, h * d + e) * mp_real(t.key[col]);
+          p2c += p.k(j, h * d + e) * mp_real(t.query[col]);
+        }
+        const auto at = static_cast<size_t>((h * n_q + i) * n_k + j);
+        out[0].data[at] = c2p;
+        out[1].data[at] = p2c;
+      }
+    }
+  return out;
+}
+
+scheme_info deberta_info() {
+  return {"deberta", "encoding",
                  "DeBERTa disentangled attention: (q.k + q.K_r[row(i-j)] + k.Q_r[row(i-j)]) / sqrt(3 dim), row = "
                  "clamp(bucket(query - key) + span, 0, 2 span - 1); DeBERTa-v2 log buckets when buckets > 0",
                  {integer_param("k", "maximum relative distance (max_relative_positions); span when buckets = 0", std::nullopt, 1, 1 << 20),
@@ -87,7 +125,50 @@ void register_deberta_schemes(std::vector<scheme_info>& out) {
                    if (2 * span * s.integer("heads") * s.integer("dim") > (std::int64_t{1} << 26)) {
                      throw spec_error("deberta: 2 * span * heads * dim is more than 2^26 table entries");
                    }
-                 }});
+                 }};
+}
+
+scheme_behaviour deberta_behaviour() {
+  scheme_behaviour b;
+  b.kind = scheme_kind::score_terms;
+  b.heads = [](const spec& s) { return s.integer("heads"); };
+  b.head_dim = [](const spec& s) { return s.integer("dim"); };
+  b.bucket = [](const spec& s, std::int64_t rel) { return deberta_bucket(rel, s.integer("buckets"), s.integer("max_position")); };
+  // All three terms are divided by sqrt(3 d) (HF: scale_factor = 1 + c2p + p2c).
+  b.score_terms = [](const spec& s, const attend_inputs& in, const detail::projected& p) {
+    const auto t = position_terms(s, in, p);
+    score_adjustment out;
+    out.divisor = 3;
+    out.bias = tensor<mp_real>(t[0].shape);
+    const mp_real scale = 1 / sqrt(mp_real(3 * p.dim));
+    for (size_t e = 0; e < out.bias.data.size(); ++e) out.bias.data[e] = (t[0].data[e] + t[1].data[e]) * scale;
+    return out;
+  };
+  b.named_score_terms = [](const spec& s, const attend_inputs& in) {
+    auto t = deberta_score_terms(s, in);
+    return std::vector<named_tensor<mp_real>>{{"c2c", std::move(t[0])}, {"c2p", std::move(t[1])}, {"p2c", std::move(t[2])}};
+  };
+  b.gate_gaps = {{"attend", "the seeded relative tables enter the scores; the gate's attend error model is not derived for them"}};
+  return b;
+}
+
+const scheme_registration registered{deberta_info(), deberta_behaviour()};
+
+}  // namespace
+
+std::array<tensor<mp_real>, 3> deberta_score_terms(const spec& s, const attend_inputs& in) {
+  const auto p = detail::project(s, in);
+  auto [c2p, p2c] = position_terms(s, in, p);
+  tensor<mp_real> c2c(c2p.shape);
+  const std::int64_t heads = p.heads, n_q = p.q.rows(), n_k = p.k.rows(), d = p.dim;
+  for (std::int64_t h = 0; h < heads; ++h)
+    for (std::int64_t i = 0; i < n_q; ++i)
+      for (std::int64_t j = 0; j < n_k; ++j) {
+        mp_real dot = 0;
+        for (std::int64_t e = 0; e < d; ++e) dot += p.q(i, h * d + e) * p.k(j, h * d + e);
+        c2c.data[static_cast<size_t>((h * n_q + i) * n_k + j)] = dot;
+      }
+  return {std::move(c2c), std::move(c2p), std::move(p2c)};
 }
 
 }  // namespace pe

@@ -1,9 +1,11 @@
 // DeBERTa's disentangled attention (He et al. 2021): relative distances, log buckets, and the c2p / p2c terms.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <vector>
 
 #include "pe/spec.hpp"
+#include "pe/tensor.hpp"
 
 namespace pe {
 
@@ -25,5 +27,10 @@ struct deberta_tables {
   std::vector<double> key, query;
 };
 deberta_tables make_deberta_tables(const spec& s);
+
+struct attend_inputs;
+// DeBERTa's three terms for the given inputs, [H, T, S] each, unscaled: content-to-content
+// q.k, content-to-position (c2p) and position-to-content (p2c); attend divides their sum by sqrt(3 d).
+std::array<tensor<mp_real>, 3> deberta_score_terms(const spec& s, const attend_inputs& in);
 
 }  // namespace pe

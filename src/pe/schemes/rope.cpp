@@ -5,6 +5,7 @@
 
 #include "pe/error.hpp"
 #include "pe/registry.hpp"
+#include "pe/scheme.hpp"
 
 namespace pe {
 namespace {
@@ -34,7 +35,8 @@ param_info list_param(std::string name, std::string doc) {
   return p;
 }
 
-void register_scalings(std::vector<scheme_info>& out) {
+std::vector<scheme_info> scalings() {
+  std::vector<scheme_info> out;
   out.push_back({"linear", "rope_scaling", "position interpolation: every frequency divided by factor",
                  {factor_param()}, {}, {}});
   out.push_back({"ntk", "rope_scaling", "static NTK-aware: base * factor^(r/(r-2)), r = rotary_dim",
@@ -105,6 +107,7 @@ void register_scalings(std::vector<scheme_info>& out) {
                                                   s.integer("original_max")));
                    }
                  }});
+  return out;
 }
 
 void validate_rope(const spec& s) {
@@ -144,9 +147,7 @@ void validate_rope(const spec& s) {
   }
 }
 
-}  // namespace
-
-void register_rope_schemes(std::vector<scheme_info>& out) {
+scheme_info rope_info() {
   param_info scaling{"scaling", param_kind::scheme, "long-context scaling: linear, ntk, dynamic, yarn, llama3, longrope"};
   scaling.family = "rope_scaling";
   scaling.optional = true;
@@ -178,8 +179,28 @@ void register_rope_schemes(std::vector<scheme_info>& out) {
     const auto after_base = std::find_if(values.begin(), values.end(), [](const auto& kv) { return kv.first == "base"; });
     values.insert(after_base + 1, {"rotary_dim", dim->second});
   };
-  out.push_back(rope);
-  register_scalings(out);
+  return rope;
 }
+
+scheme_behaviour rope_behaviour() {
+  scheme_behaviour b;
+  b.kind = scheme_kind::rotary;
+  b.head_dim = [](const spec& s) { return s.integer("dim"); };
+  b.rotation_plan = [](const spec& s, std::optional<std::int64_t> seq_len) { return as_rotary(rope_plan(s, seq_len)); };
+  // dynamic NTK and LongRoPE without seq_len pick their frequencies from the call's max(pos) + 1.
+  b.reads_call_length = [](const spec& s) {
+    if (!s.has("scaling")) return false;
+    const spec& sc = s.nested("scaling");
+    return (sc.scheme() == "dynamic" || sc.scheme() == "longrope") && !sc.has("seq_len");
+  };
+  b.boundary_positions = rope_boundary_positions;
+  return b;
+}
+
+// The scalings first: rope's scaling parameter names their family.
+const nested_scheme_registration registered_scalings{scalings()};
+const scheme_registration registered_rope{rope_info(), rope_behaviour()};
+
+}  // namespace
 
 }  // namespace pe

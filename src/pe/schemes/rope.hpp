@@ -198,23 +198,14 @@ struct rope_frequencies {
   }
 };
 
-// The pairs a layout rotates together among the first `rotary` dims: neox (HF rotate_half,
-// GPT-NeoX, ggml NEOX) pairs (i, i + r/2); gptj (Meta's complex form, GPT-J, ggml NORMAL)
-// pairs (2i, 2i+1). `offset` shifts the block (axial forms rotate several blocks).
-inline std::vector<rotation_pair> layout_pairs(bool neox, std::int64_t rotary, std::int64_t offset = 0, int axis = 0) {
-  std::vector<rotation_pair> out;
-  const std::int64_t half = rotary / 2;
-  for (std::int64_t i = 0; i < half; ++i) {
-    out.push_back(neox ? rotation_pair{offset + i, offset + i + half, axis}
-                       : rotation_pair{offset + 2 * i, offset + 2 * i + 1, axis});
-  }
-  return out;
-}
-
 // rope's plan: one position axis, the layout's pairs over rotary_dim, and its scaled frequencies.
 inline rotation_plan<rope_frequencies> rope_plan(const spec& s, std::optional<std::int64_t> seq_len) {
   const auto freq = rope_frequencies::of(s, seq_len);
-  return {s.integer("dim"), 1, layout_pairs(s.choice("layout") == "neox", freq.rotary), freq};
+  // neox (HF rotate_half, GPT-NeoX, ggml NEOX) pairs (i, i + r/2); gptj (Meta's complex form,
+  // GPT-J, ggml NORMAL) pairs (2i, 2i+1).
+  rotation_plan<rope_frequencies> plan{s.integer("dim"), 1, {}, freq, {}};
+  add_block(plan, s.choice("layout") == "neox", 0, freq.rotary);
+  return plan;
 }
 
 // The sequence length a call implies: max(pos) + 1 (dynamic and longrope read it), saturated
@@ -234,7 +225,7 @@ inline std::int64_t call_seq_len(std::span<const std::int64_t> pos) {
 // ends, each with its neighbours. Empty for everything else.
 inline std::vector<std::int64_t> rope_boundary_positions(const spec& s) {
   std::vector<std::int64_t> out;
-  if (!s.has("scaling") || s.scheme() != "rope") return out;
+  if (!s.has("scaling")) return out;
   const auto freq = rope_frequencies::of(s, std::nullopt);
   const spec& sc = *freq.scaling;
   const auto around = [&](double centre) {
@@ -260,29 +251,15 @@ inline std::vector<std::int64_t> rope_boundary_positions(const spec& s) {
   return out;
 }
 
-// inv_freq: the effective frequencies [rotary_dim/2] and the attention factor [].
+// The ops on rope's own plan (tests read them directly; run_op goes through the registry's plan).
 template <class T>
 std::vector<named_tensor<T>> rope_inv_freq(const spec& s) {
-  using W = wide_t<T>;
-  const auto plan = rope_plan(s, std::nullopt);
-  std::optional<mp_working_bits> scope;
-  if constexpr (std::is_same_v<W, mp_real>) scope.emplace(rotation_wide_bits<T>());
-  return plan_inv_freq<T>(plan, plan.freq.attention_factor<W>());
+  return plan_inv_freq<T>(rope_plan(s, std::nullopt));
 }
-
-// rotate: y = attention_factor * R_p x on the rotary dims (HF multiplies cos and sin by it);
-// dims past rotary_dim pass through unchanged.
 template <class T>
 tensor<T> rope_rotate(const spec& s, const tensor<double>& x, std::span<const std::int64_t> pos) {
-  using W = wide_t<T>;
-  const auto plan = rope_plan(s, call_seq_len(pos));
-  std::optional<mp_working_bits> scope;
-  if constexpr (std::is_same_v<W, mp_real>) scope.emplace(rotation_wide_bits<T>());
-  return rotate_pairs<T>(plan, x, pos, plan.freq.attention_factor<W>());
+  return rotate_pairs<T>(rope_plan(s, call_seq_len(pos)), x, pos);
 }
-
-// matrix: the block-diagonal D x D rotation R_p for one position (no attention factor;
-// identity on the pass-through dims), so that rotate = attention_factor * R_p x there.
 template <class T>
 tensor<T> rope_matrix(const spec& s, std::int64_t p) {
   return rotation_matrix<T>(rope_plan(s, seq_len_after(p)), std::span<const std::int64_t>(&p, 1));

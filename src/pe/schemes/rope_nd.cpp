@@ -7,6 +7,7 @@
 
 #include "pe/error.hpp"
 #include "pe/registry.hpp"
+#include "pe/scheme.hpp"
 
 namespace pe {
 namespace {
@@ -23,9 +24,8 @@ void check_counts(const char* where, const char* key, const real_list& xs, bool 
   }
 }
 
-}  // namespace
-
-void register_rope_nd_schemes(std::vector<scheme_info>& out) {
+std::vector<scheme_info> infos() {
+  std::vector<scheme_info> out;
   const auto base = real_param("base", "frequency base", 10000.0,
                                [](double b) { return b > 1 ? std::string() : std::string("must be > 1"); });
   param_info axes{"axes", param_kind::real_list, "dims per position axis [d_0, d_1, ...]; the head dim is their sum"};
@@ -64,6 +64,35 @@ void register_rope_nd_schemes(std::vector<scheme_info>& out) {
                                                   sec[0] + sec[1] + sec[2], dim, dim / 2));
                    }
                  }});
+  return out;
 }
+
+scheme_behaviour rope_nd_behaviour() {
+  scheme_behaviour b;
+  b.kind = scheme_kind::rotary;
+  b.position_axes = [](const spec& s) { return static_cast<std::int64_t>(s.reals("axes").size()); };
+  b.head_dim = [](const spec& s) { return rope_nd_plan(s).dim; };
+  b.rotation_plan = [](const spec& s, std::optional<std::int64_t>) { return as_rotary(rope_nd_plan(s)); };
+  return b;
+}
+
+scheme_behaviour mrope_behaviour() {
+  scheme_behaviour b;
+  b.kind = scheme_kind::rotary;
+  b.position_axes = [](const spec&) { return std::int64_t{3}; };
+  b.head_dim = [](const spec& s) { return s.integer("dim"); };
+  b.rotation_plan = [](const spec& s, std::optional<std::int64_t>) { return as_rotary(mrope_plan(s)); };
+  return b;
+}
+
+const std::vector<scheme_registration> registered = [] {
+  auto all = infos();
+  std::vector<scheme_registration> out;
+  out.emplace_back(std::move(all.at(0)), rope_nd_behaviour());
+  out.emplace_back(std::move(all.at(1)), mrope_behaviour());
+  return out;
+}();
+
+}  // namespace
 
 }  // namespace pe

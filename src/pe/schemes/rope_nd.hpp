@@ -22,6 +22,10 @@ struct axial_frequencies {
     const auto [d, i] = local[static_cast<size_t>(k)];
     return pow(U(base), U(-2 * i) / U(d));
   }
+  template <class U>
+  U attention_factor() const {
+    return U(1);
+  }
 };
 
 // The axes as integers (validated in the registry: positive and even).
@@ -34,10 +38,10 @@ inline std::vector<std::int64_t> axis_dims(const spec& s) {
 // Axis a owns dims [d_0 + ... + d_(a-1), ... + d_a) and reads position column a.
 inline rotation_plan<axial_frequencies> rope_nd_plan(const spec& s) {
   const auto axes = axis_dims(s);
-  rotation_plan<axial_frequencies> plan{0, static_cast<int>(axes.size()), {}, {s.real("base"), {}}};
+  rotation_plan<axial_frequencies> plan{0, static_cast<int>(axes.size()), {}, {s.real("base"), {}}, {}};
   const bool neox = s.choice("layout") == "neox";
   for (size_t a = 0; a < axes.size(); ++a) {
-    for (const auto& pr : layout_pairs(neox, axes[a], plan.dim, static_cast<int>(a))) plan.pairs.push_back(pr);
+    add_block(plan, neox, plan.dim, axes[a], static_cast<int>(a));
     for (std::int64_t i = 0; i < axes[a] / 2; ++i) plan.freq.local.emplace_back(axes[a], i);
     plan.dim += axes[a];
   }
@@ -56,7 +60,8 @@ inline rotation_plan<rope_frequencies> mrope_plan(const spec& s) {
   rope_frequencies freq;
   freq.rotary = dim;
   freq.base = s.real("base");
-  rotation_plan<rope_frequencies> plan{dim, 3, layout_pairs(true, dim), freq};
+  rotation_plan<rope_frequencies> plan{dim, 3, {}, freq, {}};
+  add_block(plan, true, 0, dim);
   const bool interleaved = s.boolean("interleaved");
   for (std::int64_t j = 0; j < half; ++j) {
     int axis = 0;
@@ -65,25 +70,6 @@ inline rotation_plan<rope_frequencies> mrope_plan(const spec& s) {
     plan.pairs[static_cast<size_t>(j)].axis = axis;
   }
   return plan;
-}
-
-// How many position columns a scheme reads: len(axes) for rope_nd, 3 for mrope, else 1.
-inline std::int64_t position_axes(const spec& s) {
-  if (s.scheme() == "rope_nd") return static_cast<std::int64_t>(s.reals("axes").size());
-  if (s.scheme() == "mrope") return 3;
-  return 1;
-}
-
-// The ops of both forms (no attention factor: 1).
-template <class T, class Plan>
-std::vector<named_tensor<T>> axial_inv_freq(const Plan& plan) {
-  using W = wide_t<T>;
-  return plan_inv_freq<T>(plan, W(1));
-}
-template <class T, class Plan>
-tensor<T> axial_rotate(const Plan& plan, const tensor<double>& x, std::span<const std::int64_t> pos) {
-  using W = wide_t<T>;
-  return rotate_pairs<T>(plan, x, pos, W(1));
 }
 
 }  // namespace pe

@@ -21,14 +21,33 @@ struct rotation_pair {
 };
 
 // A RoPE-family layout: which dims pair up, which position column each pair reads, and the
-// frequency source (an object with `template <class U> U omega(int k) const`).
+// frequency source (an object with `template <class U> U omega(int k) const` and
+// `template <class U> U attention_factor() const`).
+// A run of dims [offset, offset + width) paired by one layout: neox (o + i, o + i + width/2),
+// or gptj (o + 2i, o + 2i + 1).
+struct rotated_block {
+  std::int64_t offset, width;
+  bool neox;
+};
+
 template <class Freq>
 struct rotation_plan {
-  std::int64_t dim;                  // D; dims in no pair pass through unchanged
-  int axes;                          // A: positions are [T, A]
-  std::vector<rotation_pair> pairs;  // k-th pair uses freq.omega(k)
+  std::int64_t dim;                    // D; dims in no pair pass through unchanged
+  int axes;                            // A: positions are [T, A]
+  std::vector<rotation_pair> pairs;    // k-th pair uses freq.omega(k)
   Freq freq;
+  std::vector<rotated_block> blocks;   // the pairs' blocks, in order (laws read the layout here)
 };
+
+// Appends a block of `width` dims at `offset`, its pairs reading position column `axis`.
+template <class Freq>
+void add_block(rotation_plan<Freq>& plan, bool neox, std::int64_t offset, std::int64_t width, int axis = 0) {
+  const std::int64_t half = width / 2;
+  for (std::int64_t i = 0; i < half; ++i) {
+    plan.pairs.push_back(neox ? rotation_pair{offset + i, offset + i + half, axis} : rotation_pair{offset + 2 * i, offset + 2 * i + 1, axis});
+  }
+  plan.blocks.push_back({offset, width, neox});
+}
 
 // Working bits of the rotation arithmetic: 256 for stored binary formats, output + 192 for
 // MPFR, so outputs survive cancellation down to 2^-190 (binary) or 2^-128 (MPFR) of the inputs.
@@ -38,11 +57,12 @@ unsigned rotation_wide_bits() {
 }
 
 // y = factor * R_pos x on the paired dims, x unchanged elsewhere (HF concatenates the
-// pass-through part back unscaled). x is [T, H, D], pos is [T, A] row-major. Each output is
-// computed in wide precision from exactly reduced phases and rounded once to T.
-template <class T, class Freq, class W>
-tensor<T> rotate_pairs(const rotation_plan<Freq>& plan, const tensor<double>& x, std::span<const std::int64_t> pos,
-                       const W& factor) {
+// pass-through part back unscaled), factor the plan's attention factor. x is [T, H, D], pos is
+// [T, A] row-major. Each output is computed in wide precision from exactly reduced phases and
+// rounded once to T.
+template <class T, class Freq>
+tensor<T> rotate_pairs(const rotation_plan<Freq>& plan, const tensor<double>& x, std::span<const std::int64_t> pos) {
+  using W = wide_t<T>;
   const std::int64_t tokens = x.shape.at(0), heads = x.shape.at(1), dim = x.shape.at(2);
   if (dim != plan.dim || static_cast<std::int64_t>(pos.size()) != tokens * plan.axes) {
     throw input_error(fmt::format("x has shape [{}] and {} positions, but the spec wants x [T, H, {}] with T*{} positions",
@@ -51,6 +71,7 @@ tensor<T> rotate_pairs(const rotation_plan<Freq>& plan, const tensor<double>& x,
   const phase_table<compute_t<T>> phases(plan.freq, static_cast<int>(plan.pairs.size()));
   std::optional<mp_working_bits> scope;
   if constexpr (std::is_same_v<W, mp_real>) scope.emplace(rotation_wide_bits<T>());
+  const W factor = plan.freq.template attention_factor<W>();
   tensor<T> y(x.shape);
   std::vector<bool> paired(static_cast<size_t>(dim), false);
   for (const auto& pr : plan.pairs) paired[pr.a] = paired[pr.b] = true;
@@ -97,11 +118,13 @@ tensor<T> rotation_matrix(const rotation_plan<Freq>& plan, std::span<const std::
   return r;
 }
 
-// The plan's frequencies [pairs] and an attention factor [], as op inv_freq returns them.
-template <class T, class Freq, class W>
-std::vector<named_tensor<T>> plan_inv_freq(const rotation_plan<Freq>& plan, const W& factor) {
+// The plan's frequencies [pairs] and its attention factor [], as op inv_freq returns them.
+template <class T, class Freq>
+std::vector<named_tensor<T>> plan_inv_freq(const rotation_plan<Freq>& plan) {
+  using W = wide_t<T>;
   std::optional<mp_working_bits> scope;
   if constexpr (std::is_same_v<W, mp_real>) scope.emplace(rotation_wide_bits<T>());
+  const W factor = plan.freq.template attention_factor<W>();
   tensor<T> inv({static_cast<std::int64_t>(plan.pairs.size())});
   for (size_t k = 0; k < plan.pairs.size(); ++k) inv.data[k] = store_as<T>(plan.freq.template omega<W>(static_cast<int>(k)));
   tensor<T> att(std::vector<std::int64_t>{});

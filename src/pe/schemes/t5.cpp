@@ -9,6 +9,7 @@
 
 #include "pe/error.hpp"
 #include "pe/registry.hpp"
+#include "pe/scheme.hpp"
 
 namespace pe {
 namespace {
@@ -62,10 +63,12 @@ std::int64_t t5_bucket(std::int64_t rel, std::int64_t buckets, std::int64_t max_
   return offset + static_cast<std::int64_t>(exact) + m;
 }
 
-void register_t5_schemes(std::vector<scheme_info>& out) {
+namespace {
+
+scheme_info t5_info() {
   param_info bidirectional{"bidirectional", param_kind::boolean, "encoder (true) or decoder (false) buckets"};
   bidirectional.default_value = true;
-  out.push_back({"t5", "encoding",
+  return {"t5", "encoding",
                  "T5 relative position buckets of key - query (exact below buckets/4 per sign, log-spaced to "
                  "max_distance, capped) and a learned [buckets, heads] bias table (seeded stand-in)",
                  {integer_param("buckets", "number of buckets (T5: 32)", 32, 2, 4096),
@@ -84,7 +87,26 @@ void register_t5_schemes(std::vector<scheme_info>& out) {
                      throw spec_error(fmt::format("t5: max_distance={} must be > {} (the exact buckets per sign)",
                                                   s.integer("max_distance"), exact));
                    }
-                 }});
+                 }};
 }
+
+scheme_behaviour t5_behaviour() {
+  scheme_behaviour b = bias_scheme(
+      []<class T>(const spec& s, std::span<const std::int64_t> q, std::span<const std::int64_t> k) { return t5_bias<T>(s, q, k); });
+  b.bias_table = [](const spec& s) {  // entry (b, h) is the one t5_bias looks up
+    const std::int64_t buckets = s.integer("buckets"), heads = s.integer("heads");
+    tensor<double> t({buckets, heads});
+    t.data = learned_entries(static_cast<std::uint64_t>(s.integer("seed")), 0, buckets * heads, s.real("init_std"));
+    return t;
+  };
+  b.bucket = [](const spec& s, std::int64_t rel) {
+    return t5_bucket(rel, s.integer("buckets"), s.integer("max_distance"), s.boolean("bidirectional"));
+  };
+  return b;
+}
+
+const scheme_registration registered{t5_info(), t5_behaviour()};
+
+}  // namespace
 
 }  // namespace pe

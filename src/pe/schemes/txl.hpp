@@ -1,9 +1,11 @@
 // Transformer-XL's relative attention score (Dai et al. 2019): content, content-position, global content and global position terms.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <vector>
 
 #include "pe/spec.hpp"
+#include "pe/tensor.hpp"
 
 namespace pe {
 
@@ -21,5 +23,9 @@ struct txl_weights {
 };
 
 txl_weights make_txl_weights(const spec& s);
+
+struct attend_inputs;
+// Transformer-XL's terms for the given inputs, [H, T, S] each, unscaled (a + b + c + d = A_ij).
+std::array<tensor<mp_real>, 4> txl_score_terms(const spec& s, const attend_inputs& in);
 
 }  // namespace pe
