@@ -686,8 +686,125 @@ def deberta_bucket(spec, rel):
     return (1 if rel > 0 else -1) * (mid + k)
 
 
+# --------------------------------------------------------------------------------------------
+# KERPLE (Chi, Fan, Ramadge & Rudnicky 2022): the CPD kernels of the paper's two variants, per
+# head, of the distance |i - j| (chijames/KERPLE, ParallelKerpleLog / ParallelKerplePower).
+# --------------------------------------------------------------------------------------------
+
+def kerple_params(spec):
+    n = I(spec.req("heads"))
+    variant = spec.req("variant")
+    if variant not in ("log", "power"):
+        raise Unsupported("kerple variant %r" % (variant,))
+    r1, r2 = spec.req("r1"), spec.req("r2")
+    if not isinstance(r1, list) or not isinstance(r2, list) or len(r1) != n or len(r2) != n:
+        raise Malformed("kerple r1 and r2 must list one value per head (%d)" % n)
+    r1, r2 = [R(v) for v in r1], [R(v) for v in r2]
+    if any(v <= 0 for v in r1 + r2):
+        raise Malformed("kerple r1 and r2 must be positive")
+    if variant == "power" and any(v > 2 for v in r2):
+        raise Malformed("kerple power exponent r2 must be <= 2 (CPD only for 0 < r2 <= 2)")
+    return n, variant, r1, r2
+
+
+def kerple_bias(spec, H, qpos, kpos):
+    n, variant, r1, r2 = kerple_params(spec)
+    if H is not None and H != n:
+        raise Malformed("kerple heads %d but attention has %d" % (n, H))
+    out = {}
+    for i, qi in enumerate(qpos):
+        for j, kj in enumerate(kpos):
+            d = mpf(abs(qi - kj))
+            for h in range(n):
+                if variant == "log":    # -r1 ln(1 + r2 |i - j|)
+                    out[h, i, j] = -r1[h] * mp.log1p(r2[h] * d)
+                else:                   # -r1 |i - j|^r2, 0^r2 = 0 for r2 > 0
+                    out[h, i, j] = -r1[h] * (d ** r2[h] if d != 0 else mpf(0))
+    return n, out
+
+
 BUCKETS = {"t5": t5_bucket, "deberta": deberta_bucket}
-BIASES = {"alibi": alibi_bias, "t5": t5_bias}
+BIASES = {"alibi": alibi_bias, "t5": t5_bias, "kerple": kerple_bias}
+
+
+# --------------------------------------------------------------------------------------------
+# xPos (Sun et al. 2022, "A Length-Extrapolatable Transformer"; torchscale's XPOS): RoPE whose
+# pair i is also scaled by zeta_i^(p / scale_base) for queries and zeta_i^(-p / scale_base) for
+# keys, zeta_i = (2i/D + gamma) / (1 + gamma). Positions are used as given (no centring).
+# --------------------------------------------------------------------------------------------
+
+_XPOS_CACHE = {}
+
+
+def xpos_plan(spec_text, spec):
+    """(D, [(dim_a, dim_b, w_i, ln zeta_i)], scale_base) of an xpos(...) spec."""
+    hit = _XPOS_CACHE.get(spec_text)
+    if hit is not None:
+        return hit
+    D = I(spec.req("dim"))
+    base, gamma, sb = R(spec.req("base")), R(spec.req("gamma")), R(spec.req("scale_base"))
+    layout = spec.req("layout")
+    if D <= 0 or D % 2:
+        raise Malformed("xpos dim %d must be even and positive" % D)
+    if base <= 0 or gamma <= 0 or sb <= 0:
+        raise Malformed("xpos base, gamma and scale_base must be positive")
+    half = D // 2
+    pairs = []
+    for i in range(half):
+        w = base ** (-mpf(2 * i) / D)
+        zeta = (mpf(2 * i) / D + gamma) / (1 + gamma)
+        if layout == "gptj":      # torchscale rotate_every_two: (2i, 2i + 1)
+            a, b = 2 * i, 2 * i + 1
+        elif layout == "neox":    # rotate_half: (i, i + D/2)
+            a, b = i, i + half
+        else:
+            raise Unsupported("xpos layout %r" % layout)
+        pairs.append((a, b, w, mp.log(zeta)))
+    plan = (D, pairs, sb)
+    _XPOS_CACHE[spec_text] = plan
+    return plan
+
+
+def xpos_rotate_vec(x, p, plan, sign, cache):
+    """y_pair = zeta_i^(sign p / sb) R(p w_i) x_pair; sign +1 for queries, -1 for keys."""
+    _D, pairs, sb = plan
+    y = list(x)
+    for k, (a, b, w, lnz) in enumerate(pairs):
+        key = (p, sign, k)
+        t = cache.get(key)
+        if t is None:
+            ang = mpf(p) * w
+            s = mp.exp(sign * mpf(p) / sb * lnz)
+            t = cache[key] = (s * mp.cos(ang), s * mp.sin(ang))
+        c, s_ = t
+        y[a] = c * x[a] - s_ * x[b]
+        y[b] = s_ * x[a] + c * x[b]
+    return y
+
+
+def xpos_role_sign(inputs):
+    if "role" not in inputs:
+        raise Malformed("xpos rotate needs input 'role' (0 = query, 1 = key)")
+    role = scalar(inputs["role"])
+    if isinstance(role, bool) or not isinstance(role, int) or role not in (0, 1):
+        raise Malformed("xpos role must be an i64 scalar 0 (query) or 1 (key), got %r" % (role,))
+    return 1 if role == 0 else -1
+
+
+# --------------------------------------------------------------------------------------------
+# Llama 4 attention temperature tuning (HF transformers modeling_llama4.py, NoPE layers):
+# tau(p) = ln(floor((p + 1) / floor_scale) + 1) * attn_scale + 1, the floor taken exactly.
+# --------------------------------------------------------------------------------------------
+
+def llama4_tau(spec, p):
+    fs = Q(spec.req("floor_scale"))
+    a = R(spec.req("attn_scale"))
+    if fs <= 0:
+        raise Malformed("llama4_temperature floor_scale must be positive")
+    if p < 0:
+        raise Malformed("llama4_temperature position %d is negative" % p)
+    k = (Fraction(p + 1) / fs).__floor__()
+    return mp.log1p(mpf(k)) * a + 1
 
 
 # --------------------------------------------------------------------------------------------
@@ -774,8 +891,12 @@ def op_inv_freq(spec_text, spec, inputs):
 
 
 def op_rotate(spec_text, spec, inputs):
+    if spec.name == "xpos":
+        return rotate_xpos(spec_text, spec, inputs)
     if spec.name not in ROTARY:
         raise Unsupported("op rotate: unknown scheme %r" % spec.name)
+    if "role" in inputs:
+        raise Malformed("rotate: input 'role' is for xpos only")
     x, pos = need(inputs, "x", "pos")
     xs, (T, H, D) = split3(x)
     rows = pos_rows(pos)
@@ -790,6 +911,32 @@ def op_rotate(spec_text, spec, inputs):
         for h in range(H):
             out.extend(rotate_vec(xs[t][h], rows[t], pairs, A, trig))
     return {"y": ([T, H, D], out)}
+
+
+def rotate_xpos(spec_text, spec, inputs):
+    x, pos = need(inputs, "x", "pos")
+    sign = xpos_role_sign(inputs)
+    xs, (T, H, D) = split3(x)
+    if len(pos["shape"]) != 1 or pos["shape"][0] != T:
+        raise Malformed("xpos rotate: pos must be [T] with T = %d" % T)
+    plan = xpos_plan(spec_text, spec)
+    if plan[0] != D:
+        raise Malformed("xpos rotate: x has D = %d, spec %d" % (D, plan[0]))
+    cache = {}
+    out = []
+    for t in range(T):
+        for h in range(H):
+            out.extend(xpos_rotate_vec(xs[t][h], pos["data"][t], plan, sign, cache))
+    return {"y": ([T, H, D], out)}
+
+
+def op_scale(spec_text, spec, inputs):
+    if spec.name != "llama4_temperature":
+        raise Unsupported("op scale: unknown scheme %r" % spec.name)
+    (pos,) = need(inputs, "pos")
+    if len(pos["shape"]) != 1:
+        raise Malformed("scale pos must be [T]")
+    return {"scale": ([pos["shape"][0]], [llama4_tau(spec, p) for p in pos["data"]])}
 
 
 def op_matrix(spec_text, spec, inputs):
@@ -916,6 +1063,26 @@ def attend_qkv(spec_text, spec, inputs):
 
         def score(i, j, h):
             return dot(q[i][h], k[j][h]) / scale
+    elif name == "xpos":
+        # Sun et al. 2022: q rotated and scaled as a query at qpos, k as a key at kpos
+        if any(len(inputs[n]["shape"]) != 1 for n in ("qpos", "kpos") if n in inputs):
+            raise Malformed("attend: xpos positions must be [T] / [S]")
+        plan = xpos_plan(spec_text, spec)
+        if plan[0] != D:
+            raise Malformed("attend: head dim %d, xpos dim %d" % (D, plan[0]))
+        cache = {}
+        q = [[xpos_rotate_vec(q[i][h], qp[i], plan, 1, cache) for h in range(H)] for i in range(T)]
+        k = [[xpos_rotate_vec(k[j][h], kp[j], plan, -1, cache) for h in range(H)] for j in range(S)]
+
+        def score(i, j, h):
+            return dot(q[i][h], k[j][h]) / scale
+    elif name == "llama4_temperature":
+        # HF Llama4TextAttention (NoPE layers): query_states *= tau(cache_position); k unchanged
+        taus = [llama4_tau(spec, p) for p in qp]
+        q = [[[taus[i] * c for c in q[i][h]] for h in range(H)] for i in range(T)]
+
+        def score(i, j, h):
+            return dot(q[i][h], k[j][h]) / scale
     elif name in BIASES:
         _, bias = BIASES[name](spec, H, qp, kp)
 
@@ -1014,6 +1181,7 @@ OPS = {
     "matrix": op_matrix,
     "bias": op_bias,
     "bucket": op_bucket,
+    "scale": op_scale,
     "attend": op_attend,
 }
 

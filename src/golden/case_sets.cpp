@@ -149,6 +149,10 @@ std::vector<case_set> relative_sets() {
   bias_set("alibi/heads_8.json", "ALiBi, 8 heads: slopes 2^-1 .. 2^-8", "alibi(heads=8)");
   bias_set("alibi/heads_12.json", "ALiBi, 12 heads (BLOOM-style non-power of two): 2^-1..2^-8 then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5", "alibi(heads=12)");
   bias_set("alibi/heads_12_symmetric.json", "ALiBi's encoder form -slope |i - j|", "alibi(heads=12, causal=false)");
+  bias_set("kerple/log_heads_3.json", "KERPLE's log kernel -r1 ln(1 + r2 |i - j|), 3 heads over trained-like parameters",
+           "kerple(heads=3, variant=log, r1=[1, 0.25, 8], r2=[0.01, 1, 16])");
+  bias_set("kerple/power_heads_2.json", "KERPLE's power kernel -r1 |i - j|^r2, 2 heads up to the CPD limit r2 = 2",
+           "kerple(heads=2, variant=power, r1=[1, 0.03125], r2=[0.01, 2])");
   bias_set("t5/bias_bidirectional.json", "T5 encoder bias: 32 buckets up to 128, 2 heads of a seeded table", "t5(heads=2)");
   std::vector<std::int64_t> rel;
   for (const std::int64_t r : {0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 63, 64, 100, 127, 128, 129, 1000, 1 << 20})
@@ -180,6 +184,7 @@ std::vector<case_set> attend_sets() {
   attend_set("attention/none.json", "plain attention (NoPE), causal", "none()", 2, 4, true);
   attend_set("attention/rope.json", "RoPE attention, head dim 8, causal", "rope(dim=8)", 2, 8, true);
   attend_set("attention/alibi.json", "ALiBi attention, 2 heads, causal", "alibi(heads=2)", 2, 4, true);
+  attend_set("attention/kerple.json", "KERPLE attention, 2 heads, log kernel, causal", "kerple(heads=2, r1=[1, 0.5], r2=[1, 2])", 2, 4, true);
   attend_set("attention/t5.json", "T5 attention, 2 heads, encoder (no mask)", "t5(heads=2)", 2, 4, false);
   attend_set("attention/shaw.json", "Shaw et al. relative keys and values, k = 2", "shaw(k=2, dim=4)", 2, 4, false);
   attend_set("attention/txl.json", "Transformer-XL terms (a)-(d), r_dim 8", "txl(heads=2, dim=4, r_dim=8)", 2, 4, true);

@@ -1,6 +1,6 @@
 /* Deliberately wrong implementations for the gate's own test: one source, one bug per build
  * (-DMUTANT=n), each modelled on a real bug class; MUTANT=0 is the correct build, which must pass.
- * Ops: rope rotate and inv_freq (f32), alibi bias, t5 bucket and bias, sinusoidal encode. */
+ * Ops: rope rotate and inv_freq (f32), alibi bias, t5 bucket and bias, sinusoidal encode, kerple bias. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +49,9 @@ enum {
   CACHE_TOO_SHORT = 31,       /* a cos/sin cache of 4096 rows; later positions read its last row */
   ANGLES_BF16 = 32,           /* a cache of angles p w stored in bf16 */
   DYNAMIC_ALWAYS_SCALED = 33, /* dynamic NTK's rescaled base kept at lengths within original_max */
-  FACTOR_ON_PASS_THROUGH = 34 /* the attention factor also multiplied into the dims past rotary_dim */
+  FACTOR_ON_PASS_THROUGH = 34, /* the attention factor also multiplied into the dims past rotary_dim */
+  KERPLE_SIGNED_DISTANCE = 35, /* KERPLE on i - j without the absolute value (the causal code's tril, reused) */
+  KERPLE_PARAMS_SWAPPED = 36   /* KERPLE's log kernel with r1 and r2 crossed (bias_p / bias_a naming) */
 };
 
 int32_t pe_impl_abi_version(void) { return PE_IMPL_ABI_VERSION; }
@@ -265,6 +267,28 @@ static int32_t alibi(const char *spec, const pe_tensor *in, int32_t n_in, pe_ten
   return PE_OK;
 }
 
+/* KERPLE's bias [heads, nq, nk] as the paper's code computes it, in binary32: the distance as an
+ * integer, then -r1 log(1 + r2 d) (not log1p) or -r1 d^r2. */
+static int32_t kerple(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out) {
+  const long heads = strtol(pe_spec_field(spec, "heads"), NULL, 10);
+  const int power = strncmp(pe_spec_field(spec, "variant"), "power", 5) == 0;
+  float r1[4096], r2[4096];
+  if (heads < 1 || heads > 4096 || pe_spec_list(spec, "r1", r1, heads) != heads || pe_spec_list(spec, "r2", r2, heads) != heads) return PE_ERROR;
+  const pe_tensor *q = pe_find_input(in, n_in, "qpos"), *k = pe_find_input(in, n_in, "kpos");
+  const int64_t nq = q->shape[0], nk = k->shape[0];
+  float *bias = (float *)out->data;
+  for (long h = 0; h < heads; ++h) {
+    const float a = MUTANT == KERPLE_PARAMS_SWAPPED ? r2[h] : r1[h], b = MUTANT == KERPLE_PARAMS_SWAPPED ? r1[h] : r2[h];
+    for (int64_t i = 0; i < nq; ++i)
+      for (int64_t j = 0; j < nk; ++j) {
+        const int64_t delta = ((const int64_t *)q->data)[i] - ((const int64_t *)k->data)[j];
+        const float d = (float)(MUTANT == KERPLE_SIGNED_DISTANCE ? delta : llabs(delta));
+        bias[(h * nq + i) * nk + j] = power ? -a * powf(d, b) : -a * logf(1.0f + b * d);
+      }
+  }
+  return PE_OK;
+}
+
 /* T5's bucket of key - query (the mutant T5_NO_CLAMP drops the last-bucket clamp). */
 static int64_t t5_bucket_of(int64_t r, long buckets, long max_distance, int bidirectional) {
   long per = buckets, offset = 0;
@@ -332,5 +356,6 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
   if (strcmp(op, "bucket") == 0 && strncmp(spec, "t5(", 3) == 0) return t5_bucket(spec, inputs, n_inputs, outputs);
   if (strcmp(op, "bias") == 0 && strncmp(spec, "t5(", 3) == 0) return t5_bias(spec, inputs, n_inputs, outputs);
   if (strcmp(op, "encode") == 0 && strncmp(spec, "sinusoidal(", 11) == 0) return sinusoidal(spec, inputs, n_inputs, outputs);
+  if (strcmp(op, "bias") == 0 && strncmp(spec, "kerple(", 7) == 0) return kerple(spec, inputs, n_inputs, outputs);
   return PE_UNSUPPORTED;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A correct binary32 attention (op attend) over the wire protocol, for the gate's own test of its attend
-error model on schemes other than RoPE: none, alibi, t5 (the table comes in as an input) and sinusoidal
-(added to x before the projections). Everything is float32 the way a framework computes it; T5's
+error model on schemes other than RoPE: none, alibi, kerple, t5 (the table comes in as an input) and
+sinusoidal (added to x before the projections). Everything is float32 the way a framework computes it; T5's
 buckets are decided exactly in Python integers."""
 import os
 import sys
@@ -22,6 +22,21 @@ def alibi_bias(spec, qpos, kpos):
     if spec_field(spec, "causal") != "true":
         distance = np.abs(distance)
     return -np.array(slopes, dtype=F)[:, None, None] * distance[None, :, :]
+
+
+def spec_list(spec, key):
+    text = spec[spec.index(key + "=[") + len(key) + 2:]
+    return [float(v) for v in text[: text.index("]")].split(",")]
+
+
+def kerple_bias(spec, qpos, kpos):
+    """KERPLE as the paper's code computes it: the integer distance, then float32 log(1 + r2 d) or d^r2."""
+    r1 = np.array(spec_list(spec, "r1"), dtype=F)[:, None, None]
+    r2 = np.array(spec_list(spec, "r2"), dtype=F)[:, None, None]
+    distance = np.abs(qpos[:, None] - kpos[None, :]).astype(F)[None, :, :]
+    if spec_field(spec, "variant") == "power":
+        return -r1 * np.power(distance, r2)
+    return -r1 * np.log(F(1) + r2 * distance)
 
 
 def t5_bucket(rel, buckets, max_distance, bidirectional):
@@ -68,7 +83,7 @@ def sinusoidal_pe(spec, pos):
 
 def attend(op, spec, inputs):
     scheme = spec[: spec.index("(")]
-    if op != "attend" or scheme not in ("none", "alibi", "t5", "sinusoidal"):
+    if op != "attend" or scheme not in ("none", "alibi", "kerple", "t5", "sinusoidal"):
         raise Unsupported(f"{op} on {scheme}")
     if any(t.dtype != F for t in inputs.values() if t.dtype.kind == "f"):
         raise Unsupported("inputs other than float32")
@@ -82,7 +97,9 @@ def attend(op, spec, inputs):
         q, k, v = inputs["q"], inputs["k"], inputs["v"]
         qpos = inputs["qpos"] if "qpos" in inputs else np.arange(q.shape[0])
         kpos = inputs["kpos"] if "kpos" in inputs else np.arange(k.shape[0])
-    bias = alibi_bias(spec, qpos, kpos) if scheme == "alibi" else t5_bias(spec, qpos, kpos, inputs["table"]) if scheme == "t5" else None
+    biases = {"alibi": lambda: alibi_bias(spec, qpos, kpos), "kerple": lambda: kerple_bias(spec, qpos, kpos),
+              "t5": lambda: t5_bias(spec, qpos, kpos, inputs["table"])}
+    bias = biases[scheme]() if scheme in biases else None
     return {"out": softmax_attention(q, k, v, qpos, kpos, int(inputs["causal"]), bias)}
 
 
