@@ -8,12 +8,16 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "cli/attend_input.hpp"
+#include "cli/input_file.hpp"
 #include "cli/output.hpp"
 #include "cli/positions.hpp"
 #include "pe/error.hpp"
 #include "pe/mp.hpp"
+#include "pe/op_schema.hpp"
+#include "pe/op_shapes.hpp"
+#include "pe/op_tensors.hpp"
 #include "pe/ops.hpp"
+#include "pe/scheme.hpp"
 #include "pe/scalar.hpp"
 #include "pe/spec.hpp"
 
@@ -33,6 +37,8 @@ struct eval_options {
 };
 
 constexpr unsigned max_mp_bits = 65536;
+// The most values eval prints (each becomes a decimal string of up to ~20000 characters).
+constexpr std::size_t max_printed_values = std::size_t{1} << 22;
 
 // --x: comma-separated binary64 values (decimal or C99 hex floats), each read to the nearest double.
 std::vector<double> parse_values(const std::string& text) {
@@ -50,7 +56,7 @@ std::vector<double> parse_values(const std::string& text) {
 }
 
 // x [T, heads, dim] from --x: either all T*heads*dim values, or one dim-vector for every token and head.
-pe::tensor<double> shape_x(const std::vector<double>& values, std::int64_t tokens, std::int64_t heads, std::int64_t dim) {
+pe::tensor<double> shape_x(const std::string& op, const std::vector<double>& values, std::int64_t tokens, std::int64_t heads, std::int64_t dim) {
   pe::tensor<double> x({tokens, heads, dim});
   const auto n = static_cast<std::int64_t>(values.size());
   if (n == tokens * heads * dim) {
@@ -58,30 +64,100 @@ pe::tensor<double> shape_x(const std::vector<double>& values, std::int64_t token
   } else if (n == dim) {
     for (size_t k = 0; k < x.data.size(); ++k) x.data[k] = values[k % static_cast<size_t>(dim)];
   } else {
-    throw pe::input_error(fmt::format("--x has {} values; rotate needs dim={} (one vector for all) or T*H*D={}*{}*{}={}",
-                                      n, dim, tokens, heads, dim, tokens * heads * dim));
+    throw pe::input_error(fmt::format("--x has {} values; {} needs dim={} (one vector for all) or T*H*D={}*{}*{}={}",
+                                      n, op, dim, tokens, heads, dim, tokens * heads * dim));
   }
   return x;
 }
 
-// --pos for schemes with several position columns: rows separated by ';', each with one value
-// per column ("0,0,0;1,2,3" for mrope's t, h, w).
-std::vector<std::int64_t> parse_position_rows(const std::string& text, std::int64_t axes) {
-  if (axes == 1) return parse_positions(text);
+// Positions for schemes with several position columns: rows separated by ';', each with one
+// value per column ("0,0,0;1,2,3" for mrope's t, h, w).
+std::vector<std::int64_t> parse_position_rows(const std::string& text, std::int64_t axes, const std::string& flag) {
+  if (axes == 1) return parse_positions(text, flag);
   std::vector<std::int64_t> out;
   size_t start = 0;
   while (start <= text.size()) {
     const size_t semi = std::min(text.find(';', start), text.size());
     const std::string row = text.substr(start, semi - start);
-    const auto values = parse_positions(row);
+    const auto values = parse_positions(row, flag);
     if (static_cast<std::int64_t>(values.size()) != axes) {
-      throw pe::input_error(fmt::format("--pos row '{}' has {} values; this scheme reads {} per token (rows split by ';')",
-                                        row, values.size(), axes));
+      throw pe::input_error(fmt::format("{} row '{}' has {} values; this scheme reads {} per token (rows split by ';')",
+                                        flag, row, values.size(), axes));
     }
     out.insert(out.end(), values.begin(), values.end());
     start = semi + 1;
   }
   return out;
+}
+
+// The command-line option of each op input that has one (the CLI's spelling of the op table's
+// names), and what to say when it is missing. Inputs without one (attend's) come from --input.
+struct input_option {
+  std::string_view name;
+  std::string eval_options::*text;
+  const char* needed;
+};
+const input_option input_options[] = {
+    {"pos", &eval_options::pos, "--pos is required (e.g. --pos 0:3)"},
+    {"rel", &eval_options::rel, "--rel is required (e.g. --rel -300:300)"},
+    {"qpos", &eval_options::qpos, "--qpos and --kpos are required (e.g. --qpos 0:4 --kpos 0:4)"},
+    {"kpos", &eval_options::kpos, "--qpos and --kpos are required (e.g. --qpos 0:4 --kpos 0:4)"},
+    {"x", &eval_options::x, "--x is required (one dim-vector, or T*H*D values)"},
+};
+
+const input_option* option_of(std::string_view name) {
+  for (const auto& o : input_options)
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
+// One input from its option: integers as a list (rows for positions), or the reals of --x as
+// [T, H, D] with T the positions' rows, H from --heads and D the spec's head dim.
+pe::op_tensor read_option(const eval_options& o, const pe::spec& s, const pe::tensor_schema& t, const pe::op_inputs& in) {
+  const std::string& text = o.*(option_of(t.name)->text);
+  if (t.kind != pe::element_kind::real) {
+    auto values = parse_position_rows(text, t.shape.position_rows ? in.pos_axes : 1, "--" + std::string(t.name));
+    return {std::string(t.name), {static_cast<std::int64_t>(values.size())}, std::move(values)};
+  }
+  if (o.heads < 1 || o.heads > 4096) throw pe::input_error(fmt::format("--heads {}: use 1..4096", o.heads));
+  auto x = shape_x(o.op, parse_values(text), static_cast<std::int64_t>(in.pos.size()) / in.pos_axes, o.heads, *pe::head_dim(s));
+  return {std::string(t.name), std::move(x.shape), std::move(x.data)};
+}
+
+// The op's inputs on s: each from its option, integers before reals (x's tokens are --pos's
+// rows), each group all present before any is parsed; or all from --input where some input has
+// no option.
+pe::op_inputs read_inputs(const eval_options& o, const pe::spec& s) {
+  const auto inputs = pe::inputs_of(o.op, s, false);
+  if (std::any_of(inputs.begin(), inputs.end(), [](const pe::tensor_schema* t) { return !option_of(t->name); })) {
+    if (o.input.empty()) throw pe::input_error(fmt::format("eval {}: --input FILE.json is required (q, k, v, positions; see --help)", o.op));
+    return read_input_file(o.input, o.op, s);
+  }
+  pe::op_inputs in;
+  in.pos_axes = pe::position_axes(s);
+  for (const bool reals : {false, true}) {
+    std::vector<const pe::tensor_schema*> group;
+    for (const auto* t : inputs)
+      if ((t->kind == pe::element_kind::real) == reals) group.push_back(t);
+    for (const auto* t : group)
+      if ((o.*(option_of(t->name)->text)).empty()) throw pe::input_error(fmt::format("eval {}: {}", o.op, option_of(t->name)->needed));
+    for (const auto* t : group) pe::store_input(*t, read_option(o, s, *t, in), in);
+  }
+  return in;
+}
+
+// Outputs whose size the inputs give are checked before any work is done.
+void check_printable(const std::string& op, const pe::spec& s, const pe::op_inputs& in) {
+  const auto outputs = pe::outputs_of(op, s);
+  const auto shapes = pe::output_shapes(op, s, in);
+  for (std::size_t k = 0; k < shapes.size(); ++k) {
+    if (!shapes[k]) continue;
+    std::size_t n = 1;
+    for (const auto d : *shapes[k]) n *= static_cast<std::size_t>(d);
+    if (n > max_printed_values) {
+      throw pe::input_error(fmt::format("eval: {} would have {} values; eval prints at most {}", outputs[k]->name, n, max_printed_values));
+    }
+  }
 }
 
 // One label per token: its position, or its position row joined by ','.
@@ -93,9 +169,6 @@ std::vector<std::string> token_labels(const std::vector<std::int64_t>& pos, std:
   }
   return out;
 }
-
-// The most values eval prints (each becomes a decimal string of up to ~20000 characters).
-constexpr std::size_t max_printed_values = std::size_t{1} << 22;
 
 template <class T>
 eval_result evaluate(const eval_options& o, const pe::spec& s, const pe::op_inputs& in) {
@@ -139,35 +212,8 @@ int run_eval(const eval_options& o) {
   if (std::find(ops.begin(), ops.end(), o.op) == ops.end()) {
     throw pe::spec_error(fmt::format("{}: op '{}' is not supported (ops: {})", s.scheme(), o.op, fmt::join(ops, ", ")));
   }
-  pe::op_inputs in;
-  if (o.op == "attend") {
-    if (o.input.empty()) throw pe::input_error("eval attend: --input FILE.json is required (q, k, v, positions; see --help)");
-    in.attend = read_attend_input(o.input, pe::position_axes(s));
-  } else if (o.op == "bucket") {
-    if (o.rel.empty()) throw pe::input_error("eval bucket: --rel is required (e.g. --rel -300:300)");
-    in.rel = parse_positions(o.rel, "--rel");
-  } else if (o.op == "bias") {
-    if (o.qpos.empty() || o.kpos.empty()) throw pe::input_error("eval bias: --qpos and --kpos are required (e.g. --qpos 0:4 --kpos 0:4)");
-    in.qpos = parse_positions(o.qpos, "--qpos");
-    in.kpos = parse_positions(o.kpos, "--kpos");
-  } else if (o.op != "inv_freq") {
-    if (o.pos.empty()) throw pe::input_error(fmt::format("eval {}: --pos is required (e.g. --pos 0:3)", o.op));
-    in.pos_axes = pe::position_axes(s);
-    in.pos = parse_position_rows(o.pos, in.pos_axes);
-  }
-  if (o.op == "rotate") {
-    if (o.x.empty()) throw pe::input_error("eval rotate: --x is required (one dim-vector, or T*H*D values)");
-    if (o.heads < 1 || o.heads > 4096) throw pe::input_error(fmt::format("--heads {}: use 1..4096", o.heads));
-    const std::int64_t dim = *pe::head_dim(s);
-    in.x = shape_x(parse_values(o.x), static_cast<std::int64_t>(in.pos.size()) / in.pos_axes, o.heads, dim);
-  }
-  // Outputs whose size is known from the inputs are checked before any work is done.
-  std::size_t known = 0;
-  if (o.op == "bucket") known = in.rel.size();
-  if (o.op == "bias") known = static_cast<std::size_t>(pe::required_heads(s).value_or(1)) * in.qpos.size() * in.kpos.size();
-  if (known > max_printed_values) {
-    throw pe::input_error(fmt::format("eval: {} would have {} values; eval prints at most {}", o.op, known, max_printed_values));
-  }
+  const pe::op_inputs in = read_inputs(o, s);
+  check_printable(o.op, s, in);
   eval_result r;
   if (o.precision == 53) {
     r = evaluate<double>(o, s, in);
@@ -186,9 +232,10 @@ int run_eval(const eval_options& o) {
 std::function<int()> add_eval_command(CLI::App& app) {
   auto o = std::make_shared<eval_options>();
   auto* cmd = app.add_subcommand("eval", "Evaluate the reference: OP on SPEC, e.g. encode 'sinusoidal(dim=4)' --pos 0:3");
-  cmd->add_option("op", o->op, "encode, inv_freq, rotate, matrix, bucket, bias or attend")
+  const auto ops = pe::op_names();
+  cmd->add_option("op", o->op, fmt::format("{} or {}", fmt::join(ops.begin(), ops.end() - 1, ", "), ops.back()))
       ->required()
-      ->check(CLI::IsMember({"encode", "inv_freq", "rotate", "matrix", "bucket", "bias", "attend"}));
+      ->check(CLI::IsMember(ops));
   cmd->add_option("spec", o->spec, "the scheme, as spec text or its JSON twin")->required();
   cmd->add_option("--pos", o->pos, "positions: 0,1,2 or a half-open range a:b (or a mix)");
   cmd->add_option("--x", o->x, "rotate's input: T*H*D values row-major, or one D-vector for every token and head");

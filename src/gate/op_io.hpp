@@ -12,17 +12,23 @@ namespace pe::gate {
 // Real values rounded once to dtype d, as an implementation receives them.
 tensor<double> rounded(const tensor<double>& t, dtype d);
 
-// The real inputs in dtype d (each value rounded once), positions as int64. T5's bias also gets
-// its table [buckets, heads] (the spec's seeded stand-in for trained weights), so that an
-// implementation only looks entries up and never needs pecheck's generator (attend on T5 too).
-// attend: q, k, v (absolute encodings: x, wq, wk, wv, heads), qpos, kpos, causal, as golden/README.md.
+// The op's inputs as the op table (pe/op_schema.hpp) names them: reals in dtype d (each value
+// rounded once), integers as int64. T5's bias and attend also get the spec's table [buckets,
+// heads] (its seeded stand-in for trained weights), so that an implementation only looks
+// entries up and never needs pecheck's generator.
 std::vector<io_tensor> io_inputs(std::string_view op, const spec& s, const op_inputs& in, dtype d);
 
-// The ops whose inputs and outputs the gate can hand to an implementation.
+// The other way, as an implementation reads them (the in-process reference): input_error naming
+// the op and the tensor for one missing, unknown or malformed.
+op_inputs op_inputs_of(std::string_view op, const spec& s, const std::vector<io_tensor>& inputs);
+
+// The ops whose inputs and outputs the gate can hand to an implementation: all but the
+// reference's own views (matrix).
 const std::vector<std::string>& gate_ops();
 
-// The outputs an implementation must fill for op on `in`: names and shapes from the binary64
-// reference, real outputs in dtype d, buckets as int64.
+// The outputs an implementation must fill for op on `in`: names and kinds from the op table,
+// shapes from its rules or else from the binary64 reference; real outputs in dtype d, integer
+// ones (buckets) as int64.
 std::vector<io_tensor> output_templates(std::string_view op, const spec& s, const op_inputs& in, dtype d);
 
 }  // namespace pe::gate

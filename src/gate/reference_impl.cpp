@@ -3,18 +3,13 @@
 #include <fmt/format.h>
 
 #include "gate/implementation.hpp"
+#include "gate/op_io.hpp"
 #include "pe/error.hpp"
 #include "pe/ops.hpp"
 #include "pe/spec.hpp"
 
 namespace pe::gate {
 namespace {
-
-std::vector<std::int64_t> ints(const io_tensor& t) {
-  std::vector<std::int64_t> out;
-  for (std::int64_t e = 0; e < t.elements(); ++e) out.push_back(static_cast<std::int64_t>(t.at(e)));
-  return out;
-}
 
 class reference_impl final : public implementation {
  public:
@@ -25,31 +20,10 @@ class reference_impl final : public implementation {
     call_result r;
     try {
       const spec s = parse_spec(spec_text);
-      op_inputs in;
-      in.pos_axes = position_axes(s);
+      // The inputs by the op table's names; T5's table is checked but not read: the reference has its own.
+      const op_inputs in = op_inputs_of(op, s, inputs);
+      // The outputs' real dtype is the one to compute in (f64 when there is none: buckets).
       dtype real = dtype::f64;
-      for (const auto& t : inputs) {
-        if (op == "attend") {  // golden/README.md's names; T5's table is the spec's own and is not read
-          auto& a = in.attend;
-          if (t.name == "q") a.q = as_doubles(t);
-          else if (t.name == "k") a.k = as_doubles(t);
-          else if (t.name == "v") a.v = as_doubles(t);
-          else if (t.name == "x") a.x = as_doubles(t);
-          else if (t.name == "wq") a.wq = as_doubles(t);
-          else if (t.name == "wk") a.wk = as_doubles(t);
-          else if (t.name == "wv") a.wv = as_doubles(t);
-          else if (t.name == "heads") a.heads = ints(t).at(0);
-          else if (t.name == "qpos") a.qpos = ints(t);
-          else if (t.name == "kpos") a.kpos = ints(t);
-          else if (t.name == "causal") a.causal = ints(t).at(0) != 0;
-          continue;
-        }
-        if (t.name == "x") in.x = as_doubles(t), real = t.type;
-        else if (t.name == "pos") in.pos = ints(t);
-        else if (t.name == "qpos") in.qpos = ints(t);
-        else if (t.name == "kpos") in.kpos = ints(t);
-        else if (t.name == "rel") in.rel = ints(t);
-      }
       for (const auto& t : outputs)
         if (is_real(t.type)) real = t.type;
       r.outputs = outputs;

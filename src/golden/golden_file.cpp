@@ -12,9 +12,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "pe/attention.hpp"
 #include "pe/error.hpp"
-#include "pe/schemes/rope_nd.hpp"
+#include "pe/op_tensors.hpp"
 
 namespace pe::golden {
 namespace {
@@ -122,33 +121,25 @@ std::vector<golden_tensor> read_tensors(const json& j, const char* key, bool inp
   return out;
 }
 
-golden_tensor ints(std::string name, std::vector<std::int64_t> shape, const std::vector<std::int64_t>& values) {
-  golden_tensor t{std::move(name), "i64", std::move(shape), {}};
-  for (const auto v : values) t.data.push_back(std::to_string(v));
-  return t;
+// A golden input as the op table's named tensor, and back: i64 integers or f64 reals in hex.
+op_tensor as_op_tensor(const golden_tensor& t) {
+  if (t.dtype == "i64") {
+    std::vector<std::int64_t> values;
+    for (const auto& v : t.data) values.push_back(std::stoll(v));
+    return {t.name, t.shape, std::move(values)};
+  }
+  std::vector<double> values;
+  for (const auto& v : t.data) values.push_back(std::strtod(v.c_str(), nullptr));
+  return {t.name, t.shape, std::move(values)};
 }
 
-golden_tensor reals(std::string name, const tensor<double>& v) {
-  golden_tensor t{std::move(name), "f64", v.shape, {}};
-  for (const auto x : v.data) t.data.push_back(hex_text(x));
-  return t;
-}
-
-const golden_tensor* find(const golden_case& c, const char* name) {
-  for (const auto& t : c.inputs)
-    if (t.name == name) return &t;
-  return nullptr;
-}
-
-std::vector<std::int64_t> int_values(const golden_tensor& t) {
-  std::vector<std::int64_t> out;
-  for (const auto& v : t.data) out.push_back(std::stoll(v));
-  return out;
-}
-
-tensor<double> real_values(const golden_tensor& t) {
-  tensor<double> out(t.shape);
-  for (size_t e = 0; e < t.data.size(); ++e) out.data[e] = std::strtod(t.data[e].c_str(), nullptr);
+golden_tensor as_golden_tensor(const op_tensor& t) {
+  golden_tensor out{t.name, storage_name(t), t.shape, {}};
+  if (const auto* reals = std::get_if<std::vector<double>>(&t.values)) {
+    for (const auto x : *reals) out.data.push_back(hex_text(x));
+  } else {
+    for (const auto v : std::get<std::vector<std::int64_t>>(t.values)) out.data.push_back(std::to_string(v));
+  }
   return out;
 }
 
@@ -227,87 +218,21 @@ golden_file parse_golden(const std::string& text, const std::string& where) {
   return f;
 }
 
+// Golden files hold the inputs of the call only: the spec's constants (T5's table) follow from the spec.
 std::vector<golden_tensor> input_tensors(std::string_view op, const spec& s, const op_inputs& in) {
-  const std::int64_t axes = position_axes(s);
-  const auto rows = [&](const std::vector<std::int64_t>& p) {
-    const auto n = static_cast<std::int64_t>(p.size()) / axes;
-    return axes == 1 ? std::vector<std::int64_t>{n} : std::vector<std::int64_t>{n, axes};
-  };
-  if (op == "encode" || op == "matrix") return {ints("pos", rows(in.pos), in.pos)};
-  if (op == "rotate") return {reals("x", in.x), ints("pos", rows(in.pos), in.pos)};
-  if (op == "bucket") return {ints("rel", {static_cast<std::int64_t>(in.rel.size())}, in.rel)};
-  if (op == "bias") {
-    return {ints("qpos", {static_cast<std::int64_t>(in.qpos.size())}, in.qpos),
-            ints("kpos", {static_cast<std::int64_t>(in.kpos.size())}, in.kpos)};
-  }
-  if (op == "attend") {
-    const auto& a = in.attend;
-    std::vector<golden_tensor> out;
-    if (is_absolute(s)) {
-      out = {reals("x", a.x), reals("wq", a.wq), reals("wk", a.wk), reals("wv", a.wv), ints("heads", {}, {a.heads})};
-    } else {
-      out = {reals("q", a.q), reals("k", a.k), reals("v", a.v)};
-    }
-    if (!a.qpos.empty()) out.push_back(ints("qpos", rows(a.qpos), a.qpos));
-    if (!a.kpos.empty()) out.push_back(ints("kpos", rows(a.kpos), a.kpos));
-    out.push_back(ints("causal", {}, {a.causal ? 1 : 0}));
-    return out;
-  }
-  return {};  // inv_freq takes no inputs
+  std::vector<golden_tensor> out;
+  for (const auto& t : named_inputs(op, s, in, false)) out.push_back(as_golden_tensor(t));
+  return out;
 }
 
 op_inputs op_inputs_of(std::string_view op, const spec& s, const golden_case& c, const std::string& where) {
-  const std::string here = fmt::format("{}: case {}", where, c.id);
-  // An input by name and dtype, with the rank the op reads (-1: a position rows tensor, [T] or [T, A]).
-  const auto need = [&](const char* name, const char* dtype, int rank) -> const golden_tensor& {
-    const golden_tensor* t = find(c, name);
-    if (!t) fail(here, fmt::format("op {} needs input {}", op, name));
-    if (t->dtype != dtype) fail(here, fmt::format("input {} is {}, not {}", name, t->dtype, dtype));
-    const std::int64_t axes = position_axes(s);
-    const bool ok = rank >= 0 ? static_cast<int>(t->shape.size()) == rank
-                              : (axes == 1 ? t->shape.size() == 1 : t->shape.size() == 2 && t->shape[1] == axes);
-    if (!ok) fail(here, fmt::format("input {} has shape [{}], which op {} of {} does not read", name, fmt::join(t->shape, ", "), op, s.scheme()));
-    return *t;
-  };
-  const auto expected = input_tensors(op, s, [&] {  // the names this op reads
-    op_inputs probe;
-    probe.attend.heads = 1;
-    return probe;
-  }());
-  for (const auto& t : c.inputs) {
-    const bool known = std::any_of(expected.begin(), expected.end(), [&](const golden_tensor& e) { return e.name == t.name; }) ||
-                       (op == "attend" && (t.name == "qpos" || t.name == "kpos"));
-    if (!known) fail(here, fmt::format("input {} is not read by op {}", t.name, op));
+  std::vector<op_tensor> named;
+  for (const auto& t : c.inputs) named.push_back(as_op_tensor(t));
+  try {
+    return inputs_from(op, s, named, false);
+  } catch (const input_error& e) {
+    fail(fmt::format("{}: case {}", where, c.id), e.what());
   }
-  op_inputs in;
-  in.pos_axes = position_axes(s);
-  if (op == "encode" || op == "matrix" || op == "rotate") in.pos = int_values(need("pos", "i64", -1));
-  if (op == "rotate") {
-    in.x = real_values(need("x", "f64", 3));
-    if (in.x.shape[0] * in.pos_axes != static_cast<std::int64_t>(in.pos.size())) fail(here, "x and pos have different token counts");
-  }
-  if (op == "bucket") in.rel = int_values(need("rel", "i64", 1));
-  if (op == "bias") in.qpos = int_values(need("qpos", "i64", 1)), in.kpos = int_values(need("kpos", "i64", 1));
-  if (op == "attend") {
-    auto& a = in.attend;
-    if (is_absolute(s)) {
-      a.x = real_values(need("x", "f64", 2));
-      a.wq = real_values(need("wq", "f64", 2));
-      a.wk = real_values(need("wk", "f64", 2));
-      a.wv = real_values(need("wv", "f64", 2));
-      a.heads = int_values(need("heads", "i64", 0)).at(0);
-    } else {
-      a.q = real_values(need("q", "f64", 3));
-      a.k = real_values(need("k", "f64", 3));
-      a.v = real_values(need("v", "f64", 3));
-    }
-    if (find(c, "qpos")) a.qpos = int_values(need("qpos", "i64", -1));
-    if (find(c, "kpos")) a.kpos = int_values(need("kpos", "i64", -1));
-    const auto causal = int_values(need("causal", "i64", 0)).at(0);
-    if (causal != 0 && causal != 1) fail(here, fmt::format("input causal is {}, not 0 or 1", causal));
-    a.causal = causal != 0;
-  }
-  return in;
 }
 
 }  // namespace pe::golden

@@ -40,7 +40,8 @@ std::string to_text(const golden_file& f);
 // the element: format, a spec that parses, shapes that match the data, numbers that parse.
 golden_file parse_golden(const std::string& text, const std::string& where);
 
-// The inputs of a case in the names `pecheck eval` uses, and back.
+// The inputs of a case by the op table's names (pe/op_schema.hpp), and back; errors name `where`,
+// the case and the tensor.
 std::vector<golden_tensor> input_tensors(std::string_view op, const spec& s, const op_inputs& in);
 op_inputs op_inputs_of(std::string_view op, const spec& s, const golden_case& c, const std::string& where);
 

@@ -218,6 +218,9 @@ const bad_call bad_calls[] = {
      "pecheck: an output of shape [4096, 4096] is larger than the limit of 3834792 values at this precision\n"},
     {"eval encode 'none(dim=1048576)' --pos 0:5",
      "pecheck: eval: pe has 5242880 values; eval prints at most 4194304\n"},
+    // y's shape follows from x (the op table's rule), so it is refused before any rotation is done.
+    {"eval rotate 'rope(dim=4)' --pos 0:1048577 --x 1,2,3,4",
+     "pecheck: eval: y would have 4194308 values; eval prints at most 4194304\n"},
     {"eval encode 'sinusoidal(dim=4)' --pos 0 --precision 24", "pecheck: --precision 24: use 53 (binary64) or 64..65536 (MPFR)\n"},
     {"eval encode 'sinusoidal(dim=4)' --pos 0 --format xml",
      "pecheck: --format: xml not in {table,json,csv}\n"},

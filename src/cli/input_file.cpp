@@ -1,12 +1,14 @@
-// Reading attend's inputs from a JSON file, with one clear error per malformed field.
-#include "cli/attend_input.hpp"
+// Reading an op's inputs from a JSON file by the op table, with one clear error per malformed field.
+#include "cli/input_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -14,6 +16,9 @@
 
 #include "cli/positions.hpp"
 #include "pe/error.hpp"
+#include "pe/op_schema.hpp"
+#include "pe/op_tensors.hpp"
+#include "pe/scheme.hpp"
 
 namespace pecheck {
 namespace {
@@ -67,9 +72,30 @@ std::vector<std::int64_t> read_positions(const nlohmann::json& j, const std::str
   return out;
 }
 
+// One field read as its input's kind: nullopt where the JSON value is not of that kind.
+std::optional<pe::op_tensor> read_field(const pe::tensor_schema& t, const nlohmann::json& v, const std::string& where, std::int64_t axes) {
+  const std::string name(t.name);
+  if (t.kind == pe::element_kind::real) {
+    auto values = read_tensor(v, where);
+    return pe::op_tensor{name, std::move(values.shape), std::move(values.data)};
+  }
+  if (t.kind == pe::element_kind::flag) {
+    if (!v.is_boolean()) return std::nullopt;
+    return pe::op_tensor{name, {}, std::vector<std::int64_t>{v.get<bool>() ? 1 : 0}};
+  }
+  if (t.shape.position_rows || !t.shape.dims.empty()) {
+    auto values = read_positions(v, where, t.shape.position_rows ? axes : 1);
+    return pe::op_tensor{name, {static_cast<std::int64_t>(values.size())}, std::move(values)};
+  }
+  // An integer scalar (heads): any negative one (the op says why it is wrong), or up to 4096.
+  if (v.is_number_integer() && !v.is_number_unsigned()) return pe::op_tensor{name, {}, std::vector<std::int64_t>{v.get<std::int64_t>()}};
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() <= 4096) return pe::op_tensor{name, {}, std::vector<std::int64_t>{v.get<std::int64_t>()}};
+  return std::nullopt;
+}
+
 }  // namespace
 
-pe::attend_inputs read_attend_input(const std::string& path, std::int64_t position_axes) {
+pe::op_inputs read_input_file(const std::string& path, std::string_view op, const pe::spec& s) {
   std::ifstream file(path);
   if (!file) throw pe::input_error(fmt::format("--input '{}': cannot read it: {}", path, std::strerror(errno)));
   std::stringstream text;
@@ -82,22 +108,21 @@ pe::attend_inputs read_attend_input(const std::string& path, std::int64_t positi
   }
   if (!j.is_object()) throw pe::input_error(fmt::format("--input '{}': not a JSON object", path));
   const std::string where = fmt::format("--input '{}'", path);
-  pe::attend_inputs in;
-  for (const auto& [key, value] : j.items()) {
+  // Any input of the call the op has on some scheme: the op itself says which its scheme reads.
+  std::vector<const pe::tensor_schema*> fields;
+  std::vector<std::string_view> names;
+  if (const pe::op_schema* schema = pe::find_op_schema(op))
+    for (const auto& t : schema->tensors)
+      if (t.role == pe::tensor_role::input && t.field) fields.push_back(&t), names.push_back(t.name);
+  pe::op_inputs in;
+  in.pos_axes = pe::position_axes(s);
+  for (const auto& item : j.items()) {
+    const std::string& key = item.key();
     const std::string field = where + ": " + key;
-    if (key == "q") in.q = read_tensor(value, field);
-    else if (key == "k") in.k = read_tensor(value, field);
-    else if (key == "v") in.v = read_tensor(value, field);
-    else if (key == "x") in.x = read_tensor(value, field);
-    else if (key == "wq") in.wq = read_tensor(value, field);
-    else if (key == "wk") in.wk = read_tensor(value, field);
-    else if (key == "wv") in.wv = read_tensor(value, field);
-    else if (key == "qpos") in.qpos = read_positions(value, field, position_axes);
-    else if (key == "kpos") in.kpos = read_positions(value, field, position_axes);
-    else if (key == "heads" && value.is_number_integer() && !value.is_number_unsigned()) in.heads = value.get<std::int64_t>();
-    else if (key == "heads" && value.is_number_unsigned() && value.get<std::uint64_t>() <= 4096) in.heads = value.get<std::int64_t>();
-    else if (key == "causal" && value.is_boolean()) in.causal = value.get<bool>();
-    else throw pe::input_error(fmt::format("{}: unknown or malformed field (fields: q, k, v, x, wq, wk, wv, heads, qpos, kpos, causal)", field));
+    const auto t = std::find_if(fields.begin(), fields.end(), [&](const pe::tensor_schema* f) { return f->name == key; });
+    auto read = t == fields.end() ? std::nullopt : read_field(**t, item.value(), field, in.pos_axes);
+    if (!read) throw pe::input_error(fmt::format("{}: unknown or malformed field (fields: {})", field, fmt::join(names, ", ")));
+    pe::store_input(**t, std::move(*read), in);
   }
   return in;
 }

@@ -1,0 +1,80 @@
+// One description of each op: its inputs and outputs, their element kinds and their shapes in terms of the spec and the call.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "pe/ops.hpp"
+#include "pe/spec.hpp"
+#include "pe/tensor.hpp"
+
+namespace pe {
+
+enum class tensor_role { input, output };
+
+// What an element is. Reals are binary64 in golden files and the I/O dtype at the gate;
+// integers (positions, distances, counts, buckets) and flags are int64 everywhere; a flag is 0 or 1.
+enum class element_kind { real, integer, flag };
+
+// Which schemes a tensor belongs to: absolute encodings take x and the projections where every
+// other scheme takes q, k, v; `table` exists where the descriptor stores a bias table (T5).
+enum class scheme_filter { all, absolute, not_absolute, bias_table };
+
+// A shape in symbols the op's tensors share (T queries, S keys, H heads, D and Dv head dims,
+// N distances): "H D" is a product, a number is that size. Position rows gain a column per
+// position axis where the scheme reads more than one: [T] or [T, A], A = position_axes(spec).
+// Readers check ranks; sizes are the op's to check (matrix's one position, attend's heads).
+struct shape_rule {
+  std::vector<std::string_view> dims;
+  bool position_rows = false;
+};
+
+// Where a call input lives in op_inputs, so that reading and writing are written once.
+using input_field = std::variant<tensor<double>*, std::vector<std::int64_t>*, std::int64_t*, bool*>;
+using field_locator = input_field (*)(op_inputs&);
+// An input the spec determines (T5's table): handed to implementations, never stored in golden files.
+using spec_constant = tensor<double> (*)(const spec&);
+
+struct tensor_schema {
+  std::string_view name;
+  tensor_role role = tensor_role::input;
+  element_kind kind = element_kind::real;
+  shape_rule shape;
+  scheme_filter schemes = scheme_filter::all;
+  bool optional = false;            // an input that may be absent (attend's positions: 0 .. n-1)
+  std::string_view value_is;        // a scalar input whose value is this dim (heads: H)
+  field_locator field = nullptr;    // an input of the call
+  spec_constant constant = nullptr; // an input of the spec
+};
+
+// Two inputs whose first dims must agree (rotate's x and pos: "different token counts").
+struct dim_agreement {
+  std::string_view a, b, what;
+};
+
+struct op_schema {
+  std::string_view op;
+  std::vector<tensor_schema> tensors;  // inputs in the order they are written, then outputs
+  std::vector<dim_agreement> agreements;
+  // Only the reference computes it (matrix, the laws' view of rotate): no implementation is handed it.
+  bool reference_only = false;
+};
+
+// Every op, in the order `pecheck eval` lists them.
+const std::vector<op_schema>& op_schemas();
+// The op's schema; nullptr for an op pecheck does not know (callers treat it as an op without tensors).
+const op_schema* find_op_schema(std::string_view op);
+std::vector<std::string> op_names();
+
+// Whether the tensor belongs to spec s (by the descriptor's kind and hooks).
+bool applies(const tensor_schema& t, const spec& s);
+// The op's inputs on s: those of the call, and with_constants also those of the spec.
+std::vector<const tensor_schema*> inputs_of(std::string_view op, const spec& s, bool with_constants);
+std::vector<const tensor_schema*> outputs_of(std::string_view op, const spec& s);
+
+// "[T, H, D]", or "[T] or [T, A]" for position rows: the notation of golden/README.md.
+std::string shape_text(const shape_rule& r);
+
+}  // namespace pe
