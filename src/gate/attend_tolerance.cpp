@@ -39,6 +39,13 @@ input_errors input_side(const error_model& m, const spec& s, const attend_inputs
     e.k = rotated_error(a.k, kpos, k);
     return e;
   }
+  if (kind_of(s) == scheme_kind::input_side) {
+    // q and k transformed by a few working-precision operations each (Llama 4's temperature:
+    // the block's logarithm, a product and a sum, then the product with q): C u_w relative.
+    for (std::size_t i = 0; i < q.size(); ++i) e.q[i] = m.angle_coefficient * u_w * std::abs(q[i]);
+    for (std::size_t i = 0; i < k.size(); ++i) e.k[i] = m.angle_coefficient * u_w * std::abs(k[i]);
+    return e;
+  }
   if (!is_absolute(s)) return e;
   // X = x + PE(qpos), each element within e_pe + u_w |X|; q = X W within gamma_width sum |X||W| + sum e_X |W|.
   op_inputs at;
@@ -87,7 +94,7 @@ std::vector<double> attend_bounds(const error_model& m, const spec& s, const op_
   // keeps rotated q, k in fp16; FlashAttention casts the weights P to fp16 before P V): each
   // formed value may round once more to the I/O dtype.
   const double u_store = u_io > u_w ? u_io : 0;
-  const bool formed_qk = is_rotary(s) || is_absolute(s);
+  const bool formed_qk = is_rotary(s) || is_absolute(s) || kind_of(s) == scheme_kind::input_side;
   if (formed_qk) {
     for (std::size_t i = 0; i < q.size(); ++i) e.q[i] += u_store * std::abs(q[i]);
     for (std::size_t i = 0; i < k.size(); ++i) e.k[i] += u_store * std::abs(k[i]);

@@ -143,14 +143,14 @@ op_inputs draw_inputs(const std::string& op, const spec& s, std::int64_t max_pos
   op_inputs in;
   in.pos_axes = position_axes(s);
   const auto tokens = *rc::gen::inRange<std::int64_t>(1, 9);
-  if (op == "rotate" || op == "encode") {
+  if (op == "rotate" || op == "encode" || op == "scale") {
     for (std::int64_t e = 0; e < tokens * in.pos_axes; ++e) in.pos.push_back(*props::gen_position(max_pos));
     RC_CLASSIFY(*std::max_element(in.pos.begin(), in.pos.end()) >= (std::int64_t{1} << 24), "p>=2^24");
   }
-  if (op == "rotate") {
-    // A third of the cases put one token on a position where the scaling changes behaviour (a
-    // call length at original_max +- 1, a band edge, a ramp end), the others at or below it, so
-    // that a switch taken one token early (>= for >) shows.
+  if (op == "rotate" || op == "scale") {
+    // A third of the cases put one token on a position where the scheme changes behaviour (a
+    // call length at original_max +- 1, a band edge, a ramp end, a temperature block's first
+    // position), the others at or below it, so that a switch taken one token early (>= for >) shows.
     std::vector<std::int64_t> edges;
     for (const auto p : boundary_positions(s))
       if (p <= max_pos) edges.push_back(p);

@@ -153,6 +153,14 @@ std::vector<case_set> relative_sets() {
            "kerple(heads=3, variant=log, r1=[1, 0.25, 8], r2=[0.01, 1, 16])");
   bias_set("kerple/power_heads_2.json", "KERPLE's power kernel -r1 |i - j|^r2, 2 heads up to the CPD limit r2 = 2",
            "kerple(heads=2, variant=power, r1=[1, 0.03125], r2=[0.01, 2])");
+  {
+    // Llama 4's temperature at HF's defaults: the unit block, each side of the first two block
+    // starts (p + 1 = 8192, 16384), binary32's 2^24 and int32's limit.
+    op_inputs in;
+    in.pos = {0, 1, 8190, 8191, 8192, 16382, 16383, two_24 - 1, two_24, two_24 + 1, (std::int64_t{1} << 31) - 1, std::int64_t{1} << 40};
+    out.push_back(set("llama4_temperature/hf_defaults.json", "Llama 4's attention temperature, floor_scale 8192, attn_scale 0.1 (HF defaults)",
+                      "scale", "llama4_temperature()", {{"hard_positions", std::move(in)}}));
+  }
   bias_set("t5/bias_bidirectional.json", "T5 encoder bias: 32 buckets up to 128, 2 heads of a seeded table", "t5(heads=2)");
   std::vector<std::int64_t> rel;
   for (const std::int64_t r : {0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 63, 64, 100, 127, 128, 129, 1000, 1 << 20})
@@ -184,6 +192,8 @@ std::vector<case_set> attend_sets() {
   attend_set("attention/none.json", "plain attention (NoPE), causal", "none()", 2, 4, true);
   attend_set("attention/rope.json", "RoPE attention, head dim 8, causal", "rope(dim=8)", 2, 8, true);
   attend_set("attention/alibi.json", "ALiBi attention, 2 heads, causal", "alibi(heads=2)", 2, 4, true);
+  attend_set("attention/llama4_temperature.json", "Llama 4's temperature on a NoPE layer, floor_scale 2 so the queries are scaled",
+             "llama4_temperature(floor_scale=2)", 2, 4, true);
   attend_set("attention/kerple.json", "KERPLE attention, 2 heads, log kernel, causal", "kerple(heads=2, r1=[1, 0.5], r2=[1, 2])", 2, 4, true);
   attend_set("attention/t5.json", "T5 attention, 2 heads, encoder (no mask)", "t5(heads=2)", 2, 4, false);
   attend_set("attention/shaw.json", "Shaw et al. relative keys and values, k = 2", "shaw(k=2, dim=4)", 2, 4, false);

@@ -148,6 +148,11 @@ projected project(const spec& s, const attend_inputs& in) {
     if (d != rotated_dim) throw input_error(fmt::format("attend: q and k have head dim {} but {} rotates {}", d, s.scheme(), rotated_dim));
     return {rotated(s, in.q, in.qpos, "qpos"), rotated(s, in.k, in.kpos, "kpos"), v, heads, d, dv};
   }
+  if (b.kind == scheme_kind::input_side) {  // absent positions are 0 .. n-1
+    const std::int64_t axes = position_axes(s);
+    const auto qpos = positions_or_order(in.qpos, in.q.shape[0], axes, "qpos"), kpos = positions_or_order(in.kpos, in.k.shape[0], axes, "kpos");
+    return {rows_of(b.input_side(s, in.q, qpos, true)), rows_of(b.input_side(s, in.k, kpos, false)), v, heads, d, dv};
+  }
   return {to_wide(in.q, in.q.shape[0], heads * d), to_wide(in.k, in.k.shape[0], heads * d), v, heads, d, dv};
 }
 

@@ -54,6 +54,7 @@ std::vector<op_schema> build() {
         output("y", k::real, {"T", "H", "D"})},
        {{"x", "pos", "token counts"}}},
       {"matrix", {position_rows("pos", "1", PE_FIELD(pos)), output("R", k::real, {"D", "D"})}, {}, true},
+      {"scale", {position_rows("pos", "T", PE_FIELD(pos)), output("scale", k::real, {"T"})}},
       {"bucket", {input("rel", k::integer, {"N"}, PE_FIELD(rel)), output("bucket", k::integer, {"N"})}},
       {"bias",
        {input("qpos", k::integer, {"T"}, PE_FIELD(qpos)), input("kpos", k::integer, {"S"}, PE_FIELD(kpos)), bias_table(),

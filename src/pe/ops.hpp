@@ -1,4 +1,4 @@
-// The ops of the reference by name (encode, inv_freq, rotate, matrix, bias, bucket, attend), served by each scheme's hooks.
+// The ops of the reference by name (encode, inv_freq, rotate, matrix, scale, bias, bucket, attend), served by each scheme's hooks.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -39,7 +39,8 @@ std::vector<named_tensor<T>> rotary_op(std::string_view op, const spec& s, const
 }
 
 // Runs `op` of the reference and names its outputs: encode -> pe; inv_freq -> inv_freq and
-// attention_factor; rotate -> y; matrix -> R; bias -> bias; bucket -> bucket; attend -> out.
+// attention_factor; rotate -> y; matrix -> R; scale -> scale; bias -> bias; bucket -> bucket;
+// attend -> out.
 template <class T>
 std::vector<named_tensor<T>> run_op(std::string_view op, const spec& s, const op_inputs& in) {
   const auto& ops = s.info().ops;
@@ -57,6 +58,7 @@ std::vector<named_tensor<T>> run_op(std::string_view op, const spec& s, const op
     }
   }
   if (op == "bias") return {{"bias", b.bias.template at<T>()(s, in.qpos, in.kpos)}};
+  if (op == "scale") return {{"scale", b.scale.template at<T>()(s, in.pos)}};
   if (op == "bucket") {
     tensor<T> out({static_cast<std::int64_t>(in.rel.size())});
     for (size_t k = 0; k < in.rel.size(); ++k) out.data[k] = store_integer<T>(b.bucket(s, in.rel[k]));

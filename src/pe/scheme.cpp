@@ -20,6 +20,7 @@ std::string missing_hook(const scheme_behaviour& b, const std::string& op) {
   }
   if (op == "bias") return b.bias ? "" : "op 'bias' needs a bias hook";
   if (op == "bucket") return b.bucket ? "" : "op 'bucket' needs a bucket hook";
+  if (op == "scale") return b.scale ? "" : "op 'scale' needs a scale hook";
   if (op == "attend") return "";  // served by the kind's hook, checked below
   return fmt::format("op '{}' is not an op pecheck knows", op);
 }
@@ -30,6 +31,7 @@ std::string missing_kind_hook(const scheme_behaviour& b) {
     case scheme_kind::plain: return "";
     case scheme_kind::absolute: return b.encode ? "" : "an absolute scheme needs an encode hook";
     case scheme_kind::rotary: return b.rotation_plan ? "" : "a rotary scheme needs a rotation_plan hook";
+    case scheme_kind::input_side: return b.input_side ? "" : "an input-side scheme needs an input_side hook";
     case scheme_kind::bias: return b.bias ? "" : "a bias scheme needs a bias hook";
     case scheme_kind::score_terms: return b.score_terms ? "" : "a score-terms scheme needs a score_terms hook";
   }
@@ -43,6 +45,7 @@ const char* kind_name(scheme_kind k) {
     case scheme_kind::plain: return "plain";
     case scheme_kind::absolute: return "absolute";
     case scheme_kind::rotary: return "rotary";
+    case scheme_kind::input_side: return "input_side";
     case scheme_kind::bias: return "bias";
     case scheme_kind::score_terms: return "score_terms";
   }

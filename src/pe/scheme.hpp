@@ -30,9 +30,11 @@ struct projected;
 // - absolute: its vectors encode(pos) are added to x before the projections;
 // - plain: not at all (none); q, k, v are taken as they are;
 // - rotary: q and k are rotated by a rotation plan (the RoPE family);
+// - input_side: q and k are transformed by the scheme's own hook before the scores (Llama 4's
+//   query temperature);
 // - bias: a [H, T, S] bias is added to the scaled scores (ALiBi, T5);
 // - score_terms: its own terms change the scores and values (Shaw, Transformer-XL, DeBERTa).
-enum class scheme_kind { absolute, plain, rotary, bias, score_terms };
+enum class scheme_kind { absolute, plain, rotary, input_side, bias, score_terms };
 const char* kind_name(scheme_kind k);
 
 // Hooks a scheme implements once, generically over the scalar type, and every caller uses
@@ -124,6 +126,10 @@ struct scheme_behaviour {
 
   typed_hook<encode_signature> encode;                               // absolute, plain: op encode
   std::function<std::optional<encode_phases>(const spec&)> phases;   // encode as sin/cos of p omega
+  typed_hook<encode_signature> scale;  // op scale: positions [T] -> a factor per position [T]
+  // input_side: q [T, H, D] at positions pos (query = true), or k at its positions, as attend
+  // uses them, in MPFR at the precision in force.
+  std::function<tensor<mp_real>(const spec&, const tensor<double>& x, std::span<const std::int64_t> pos, bool query)> input_side;
   typed_hook<bias_signature> bias;                                   // bias: op bias, attend's bias
   // The stored weights a bias looks its entries up in (T5's [buckets, heads]); the gate hands
   // them to implementations as input `table` in the I/O dtype. Unset for computed biases.
@@ -141,6 +147,9 @@ struct scheme_behaviour {
   // score_terms: the call's adjustment, and the named unscaled terms the laws read (op score_terms).
   std::function<score_adjustment(const spec&, const attend_inputs&, const detail::projected&)> score_terms;
   std::function<std::vector<named_tensor<mp_real>>(const spec&, const attend_inputs&)> named_score_terms;
+  // Whether the scores depend on the keys' positions. Llama 4's temperature scales queries only:
+  // a causal query then sees its past as a set, blind to its order (attention.causal_prefix_invariance).
+  bool sees_key_positions = true;
   // Ops the gate cannot check yet, each with the reason (the coverage test reads them).
   std::vector<std::pair<std::string, std::string>> gate_gaps;
 };

@@ -227,7 +227,7 @@ const bad_call bad_calls[] = {
     {"eval encode 'sinusoidal(dim=4)' --pos 0 --bogus", "pecheck: The following argument was not expected: --bogus\n"},
     {"eval rotate 'sinusoidal(dim=4)' --pos 0", "pecheck: sinusoidal: op 'rotate' is not supported (ops: encode, attend)\n"},
     {"eval bucket 'sinusoidal(dim=4)' --pos 0", "pecheck: sinusoidal: op 'bucket' is not supported (ops: encode, attend)\n"},
-    {"eval attend2 'sinusoidal(dim=4)' --pos 0", "pecheck: op: attend2 not in {encode,inv_freq,rotate,matrix,bucket,bias,attend}\n"},
+    {"eval attend2 'sinusoidal(dim=4)' --pos 0", "pecheck: op: attend2 not in {encode,inv_freq,rotate,matrix,scale,bucket,bias,attend}\n"},
     {"eval bucket 't5()'", "pecheck: eval bucket: --rel is required (e.g. --rel -300:300)\n"},
     {"eval attend 'none()'", "pecheck: eval attend: --input FILE.json is required (q, k, v, positions; see --help)\n"},
     {"eval attend 'none()' --input /nonexistent.json", "pecheck: --input '/nonexistent.json': cannot read it: No such file or directory\n"},

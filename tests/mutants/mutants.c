@@ -1,6 +1,7 @@
 /* Deliberately wrong implementations for the gate's own test: one source, one bug per build
  * (-DMUTANT=n), each modelled on a real bug class; MUTANT=0 is the correct build, which must pass.
- * Ops: rope rotate and inv_freq (f32), alibi bias, t5 bucket and bias, sinusoidal encode, kerple bias. */
+ * Ops: rope rotate and inv_freq (f32), alibi bias, t5 bucket and bias, sinusoidal encode, kerple bias,
+ * llama4_temperature scale. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +52,8 @@ enum {
   DYNAMIC_ALWAYS_SCALED = 33, /* dynamic NTK's rescaled base kept at lengths within original_max */
   FACTOR_ON_PASS_THROUGH = 34, /* the attention factor also multiplied into the dims past rotary_dim */
   KERPLE_SIGNED_DISTANCE = 35, /* KERPLE on i - j without the absolute value (the causal code's tril, reused) */
-  KERPLE_PARAMS_SWAPPED = 36   /* KERPLE's log kernel with r1 and r2 crossed (bias_p / bias_a naming) */
+  KERPLE_PARAMS_SWAPPED = 36,  /* KERPLE's log kernel with r1 and r2 crossed (bias_p / bias_a naming) */
+  LLAMA4_FLOOR_OF_P = 37       /* Llama 4's temperature block floor(p / F) instead of floor((p + 1) / F) */
 };
 
 int32_t pe_impl_abi_version(void) { return PE_IMPL_ABI_VERSION; }
@@ -289,6 +291,21 @@ static int32_t kerple(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
   return PE_OK;
 }
 
+/* Llama 4's temperature [T] in binary32 after an integer floor: logf(k + 1) * a + 1. */
+static int32_t llama4_scale(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out) {
+  const int64_t floor_scale = strtoll(pe_spec_field(spec, "floor_scale"), NULL, 10);
+  const float a = strtof(pe_spec_field(spec, "attn_scale"), NULL);
+  const pe_tensor *pos = pe_find_input(in, n_in, "pos");
+  if (!pos || floor_scale < 1) return PE_ERROR;
+  float *tau = (float *)out->data;
+  for (int64_t t = 0; t < pos->shape[0]; ++t) {
+    const int64_t p = ((const int64_t *)pos->data)[t];
+    const int64_t block = MUTANT == LLAMA4_FLOOR_OF_P ? p / floor_scale : (int64_t)(((uint64_t)p + 1) / (uint64_t)floor_scale);
+    tau[t] = logf((float)block + 1.0f) * a + 1.0f;
+  }
+  return PE_OK;
+}
+
 /* T5's bucket of key - query (the mutant T5_NO_CLAMP drops the last-bucket clamp). */
 static int64_t t5_bucket_of(int64_t r, long buckets, long max_distance, int bidirectional) {
   long per = buckets, offset = 0;
@@ -357,5 +374,6 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
   if (strcmp(op, "bias") == 0 && strncmp(spec, "t5(", 3) == 0) return t5_bias(spec, inputs, n_inputs, outputs);
   if (strcmp(op, "encode") == 0 && strncmp(spec, "sinusoidal(", 11) == 0) return sinusoidal(spec, inputs, n_inputs, outputs);
   if (strcmp(op, "bias") == 0 && strncmp(spec, "kerple(", 7) == 0) return kerple(spec, inputs, n_inputs, outputs);
+  if (strcmp(op, "scale") == 0 && strncmp(spec, "llama4_temperature(", 19) == 0) return llama4_scale(spec, inputs, n_inputs, outputs);
   return PE_UNSUPPORTED;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A correct binary32 attention (op attend) over the wire protocol, for the gate's own test of its attend
-error model on schemes other than RoPE: none, alibi, kerple, t5 (the table comes in as an input) and
-sinusoidal (added to x before the projections). Everything is float32 the way a framework computes it; T5's
+error model on schemes other than RoPE: none, alibi, kerple, t5 (the table comes in as an input),
+sinusoidal (added to x before the projections) and llama4_temperature (queries scaled). Everything is float32 the way a framework computes it; T5's
 buckets are decided exactly in Python integers."""
 import os
 import sys
@@ -83,7 +83,7 @@ def sinusoidal_pe(spec, pos):
 
 def attend(op, spec, inputs):
     scheme = spec[: spec.index("(")]
-    if op != "attend" or scheme not in ("none", "alibi", "kerple", "t5", "sinusoidal"):
+    if op != "attend" or scheme not in ("none", "alibi", "kerple", "t5", "sinusoidal", "llama4_temperature"):
         raise Unsupported(f"{op} on {scheme}")
     if any(t.dtype != F for t in inputs.values() if t.dtype.kind == "f"):
         raise Unsupported("inputs other than float32")
@@ -97,6 +97,9 @@ def attend(op, spec, inputs):
         q, k, v = inputs["q"], inputs["k"], inputs["v"]
         qpos = inputs["qpos"] if "qpos" in inputs else np.arange(q.shape[0])
         kpos = inputs["kpos"] if "kpos" in inputs else np.arange(k.shape[0])
+    if scheme == "llama4_temperature":  # HF: query_states * (log1p(floor((p + 1) / F)) * a + 1), the floor in integers
+        block = (qpos.astype(np.int64) + 1) // int(spec_field(spec, "floor_scale"))
+        q = q * (np.log1p(block.astype(F)) * F(float(spec_field(spec, "attn_scale"))) + F(1))[:, None, None]
     biases = {"alibi": lambda: alibi_bias(spec, qpos, kpos), "kerple": lambda: kerple_bias(spec, qpos, kpos),
               "t5": lambda: t5_bias(spec, qpos, kpos, inputs["table"])}
     bias = biases[scheme]() if scheme in biases else None

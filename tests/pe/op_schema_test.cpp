@@ -23,7 +23,7 @@ const char* const sample_specs[] = {
     "integer(dim=4)", "normalized(dim=4, length=16)", "binary(dim=4)", "learned(dim=4, max_len=16)", "sinusoidal(dim=4)",
     "none(dim=4)", "rope(dim=4)", "rope_nd(axes=[2, 4])", "mrope(dim=4, sections=[1, 1, 0])", "alibi(heads=2)",
     "t5(heads=2)", "deberta(k=2, dim=2, heads=2)", "shaw(k=2, dim=2)", "txl(heads=2, dim=2, r_dim=2)",
-    "kerple(heads=2, r1=[1, 2], r2=[0.5, 1])"};
+    "kerple(heads=2, r1=[1, 2], r2=[0.5, 1])", "llama4_temperature(floor_scale=2)"};
 
 std::vector<pe::spec> samples() {
   std::vector<pe::spec> out;
