@@ -109,15 +109,8 @@ std::vector<double> attend_bounds(const error_model& m, const spec& s, const op_
   const std::vector<double>& bias = p.bias;
   const double bias_units = (behaviour_of(s).bias_table ? u_io : 0) + c * u_w;
   std::vector<double> bias_error;
-  const auto& extra = behaviour_of(s).bias_error;  // the scheme's own kernel error, per head and distance
-  for (std::size_t e = 0; e < bias.size(); ++e) {
-    bias_error.push_back(bias_units * std::abs(bias[e]));
-    if (extra) {
-      const auto h = static_cast<std::int64_t>(e) / (n_q * n_k), i = static_cast<std::int64_t>(e) / n_k % n_q, j = static_cast<std::int64_t>(e) % n_k;
-      const double distance = std::abs(static_cast<double>(qpos[static_cast<std::size_t>(i)]) - static_cast<double>(kpos[static_cast<std::size_t>(j)]));
-      bias_error.back() += extra(s, h, distance, bias[e], u_w);
-    }
-  }
+  for (const double b : bias) bias_error.push_back(bias_units * std::abs(b));
+  if (!bias.empty()) add_bias_kernel_errors(s, qpos, kpos, bias, u_w, bias_error);  // the scheme's own, per head and distance
   const double scale = 1 / std::sqrt(static_cast<double>(d));
   std::vector<double> out(exact.data.size());
   std::vector<double> z(static_cast<std::size_t>(n_k)), dz(static_cast<std::size_t>(n_k));

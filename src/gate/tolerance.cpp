@@ -133,6 +133,18 @@ error_model error_model::of(dtype io, dtype working, const std::string& level) {
   return m;
 }
 
+void add_bias_kernel_errors(const spec& s, const std::vector<std::int64_t>& qpos, const std::vector<std::int64_t>& kpos,
+                            const std::vector<double>& bias, double u_w, std::vector<double>& out) {
+  const auto& error = behaviour_of(s).bias_error;
+  if (!error) return;
+  const auto n_q = static_cast<std::int64_t>(qpos.size()), n_k = static_cast<std::int64_t>(kpos.size());
+  for (std::size_t e = 0; e < bias.size(); ++e) {
+    const auto h = static_cast<std::int64_t>(e) / (n_q * n_k), i = static_cast<std::int64_t>(e) / n_k % n_q, j = static_cast<std::int64_t>(e) % n_k;
+    const double distance = std::abs(static_cast<double>(qpos[static_cast<std::size_t>(i)]) - static_cast<double>(kpos[static_cast<std::size_t>(j)]));
+    out[e] += error(s, h, distance, bias[e], u_w);
+  }
+}
+
 std::vector<std::vector<double>> output_bounds(const error_model& m, std::string_view op, const spec& s, const op_inputs& in,
                                                const std::vector<named_tensor<double>>& exact) {
   const double u_io = dtype_roundoff(m.io), u_w = dtype_roundoff(m.working);
@@ -177,15 +189,7 @@ std::vector<std::vector<double>> output_bounds(const error_model& m, std::string
       }
     return out;
   }
-  if (op == "bias" && b.bias_error) {
-    // [H, T, S]: each entry's extra error for its head and distance (the scheme's own model).
-    const auto n_q = static_cast<std::int64_t>(in.qpos.size()), n_k = static_cast<std::int64_t>(in.kpos.size());
-    for (std::size_t e = 0; e < out[0].size(); ++e) {
-      const auto h = static_cast<std::int64_t>(e) / (n_q * n_k), i = static_cast<std::int64_t>(e) / n_k % n_q, j = static_cast<std::int64_t>(e) % n_k;
-      const double distance = std::abs(static_cast<double>(in.qpos[static_cast<std::size_t>(i)]) - static_cast<double>(in.kpos[static_cast<std::size_t>(j)]));
-      out[0][e] += b.bias_error(s, h, distance, exact[0].value.data[e], u_w);
-    }
-  }
+  if (op == "bias") add_bias_kernel_errors(s, in.qpos, in.kpos, exact[0].value.data, u_w, out[0]);
   // Everything else is a few working-precision operations per value (frequencies, slopes times
   // distances, table lookups): C u_w relative.
   for (std::size_t o = 0; o < out.size(); ++o)

@@ -29,6 +29,12 @@ std::vector<std::vector<double>> output_bounds(const error_model& m, std::string
 
 // attend's bound per element of out [T, H, Dv] (attend_tolerance.cpp), for the schemes whose
 // scores it models: none, the RoPE family, ALiBi, T5 and the absolute encodings but learned.
+// Adds a bias scheme's own kernel error (its descriptor's bias_error; nothing when it has none)
+// to `out`, one entry per bias entry [H, T, S] of `bias` at query positions qpos [T] and key
+// positions kpos [S].
+void add_bias_kernel_errors(const spec& s, const std::vector<std::int64_t>& qpos, const std::vector<std::int64_t>& kpos,
+                            const std::vector<double>& bias, double u_w, std::vector<double>& out);
+
 std::vector<double> attend_bounds(const error_model& m, const spec& s, const op_inputs& in, const tensor<double>& exact);
 
 }  // namespace pe::gate

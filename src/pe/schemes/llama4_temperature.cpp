@@ -27,9 +27,10 @@ scheme_behaviour llama4_temperature_behaviour() {
   b.input_side = [](const spec& s, const tensor<double>& x, std::span<const std::int64_t> pos, bool query) {
     tensor<mp_real> out(x.shape);
     const std::size_t row = x.shape.empty() || x.shape[0] == 0 ? 1 : x.data.size() / static_cast<std::size_t>(x.shape[0]);
+    mp_real tau(1);
     for (std::size_t e = 0; e < x.data.size(); ++e) {
-      out.data[e] = mp_real(x.data[e]);
-      if (query) out.data[e] *= llama4_temperature_tau<mp_real>(s, pos[e / row]);  // unrounded: attend rounds once at the end
+      if (query && e % row == 0) tau = llama4_temperature_tau<mp_real>(s, pos[e / row]);  // once per token, unrounded: attend rounds once at the end
+      out.data[e] = query ? mp_real(x.data[e]) * tau : mp_real(x.data[e]);
     }
     return out;
   };
