@@ -254,7 +254,7 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
     if (c.status == call_status::ok && c.worst_fraction > worst.worst_fraction) worst = c;
     worst.worst_ulps = std::max(worst.worst_ulps, c.worst_ulps);
     if (!c.within && r.first_failure_fraction == 0) r.first_failure_fraction = c.status == call_status::ok ? c.worst_fraction : INFINITY;
-    if (!c.within) RC_FAIL(fmt::format("{}: {}", c.status == call_status::ok ? "out of bound" : status_name(c.status), c.message));
+    if (!c.within) props::fail(fmt::format("{}: {}", c.status == call_status::ok ? "out of bound" : status_name(c.status), c.message));
   });
   if (answered == 0 && r.unsupported > 0) {
     r.result = verdict::unsupported;
@@ -264,30 +264,26 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
   r.worst_fraction = worst.worst_fraction;
   r.worst_ulps = worst.worst_ulps;
   r.worst_where = worst.message;
-  if (result.template is<rc::detail::SuccessResult>()) {
-    r.cases = result.template get<rc::detail::SuccessResult>().numSuccess;
+  if (result.verdict == props::run_verdict::passed) {
+    r.cases = result.cases;
     return r;
   }
-  if (result.template is<rc::detail::GaveUpResult>()) {  // too many unsupported cases: the answered ones passed
+  if (result.verdict == props::run_verdict::gave_up) {  // too many unsupported cases: the answered ones passed
     r.cases = answered;
     return r;
   }
   r.result = verdict::fail;
   if (!cause.empty()) {  // the later cases (shrinking included) passed uncalled: the case that did it is the story
-    r.cases = result.template is<rc::detail::FailureResult>() ? result.template get<rc::detail::FailureResult>().numSuccess : answered - 1;
+    r.cases = result.verdict == props::run_verdict::failed ? result.cases : answered - 1;
     r.detail = cause;
-  } else if (result.template is<rc::detail::FailureResult>()) {
-    const auto& bad = result.template get<rc::detail::FailureResult>();
-    r.cases = bad.numSuccess;
-    const auto last = bad.description.find_last_of('\n');
-    r.detail = last == std::string::npos ? bad.description : bad.description.substr(last + 1);
+  } else if (result.verdict == props::run_verdict::failed) {
+    r.cases = result.cases;
+    r.detail = result.message;
     std::string example;
-    for (const auto& [type, value] : bad.counterExample) example += fmt::format("{}{}", example.empty() ? "" : "; ", value);
+    for (const auto& [type, value] : result.counterexample) example += fmt::format("{}{}", example.empty() ? "" : "; ", value);
     r.detail += "\n    minimal case: " + example;
   } else {
-    std::ostringstream why;
-    rc::detail::printResultMessage(result, why);
-    r.detail = why.str();
+    r.detail = result.account;
   }
   return r;
 }
@@ -413,13 +409,13 @@ check_result check_determinism(implementation& impl, const gate_options& o) {
     const auto second = impl.run(op, s.text(), inputs, templates);
     if (second.status != call_status::ok) {
       fatal = is_fatal(second.status);
-      RC_FAIL(fmt::format("the same case answered ok, then {}: {}", status_name(second.status), second.message));
+      props::fail(fmt::format("the same case answered ok, then {}: {}", status_name(second.status), second.message));
     }
     ++answered;
     for (std::size_t k = 0; k < first.outputs.size(); ++k)
-      if (first.outputs[k].bytes != second.outputs[k].bytes) RC_FAIL(fmt::format("two runs of the same case differ in output {}", first.outputs[k].name));
+      if (first.outputs[k].bytes != second.outputs[k].bytes) props::fail(fmt::format("two runs of the same case differ in output {}", first.outputs[k].name));
   });
-  if (answered == 0 && !result.template is<rc::detail::FailureResult>()) {
+  if (answered == 0 && result.verdict != props::run_verdict::failed) {
     if (!failure.empty()) {
       r.result = verdict::fail;
       r.detail = "no case was answered: " + failure;
@@ -428,19 +424,12 @@ check_result check_determinism(implementation& impl, const gate_options& o) {
     }
     return r;
   }
-  if (result.template is<rc::detail::GaveUpResult>()) {  // too many unsupported or failed cases: the answered ones repeated
+  if (result.verdict == props::run_verdict::gave_up) {  // too many unsupported or failed cases: the answered ones repeated
     r.cases = answered;
     if (!failure.empty()) r.detail = fmt::format("cases whose call failed were left out, the first: {}", failure);
-  } else if (!result.template is<rc::detail::SuccessResult>()) {
+  } else if (result.verdict != props::run_verdict::passed) {
     r.result = verdict::fail;
-    std::ostringstream why;
-    rc::detail::printResultMessage(result, why);
-    const std::string text = why.str();
-    // The message itself, after RapidCheck's echo of the RC_FAIL expression that holds the same words.
-    const auto differ = text.rfind("two runs of"), failed = text.rfind("the same case answered");
-    const auto said = differ == std::string::npos ? failed : failed == std::string::npos ? differ : std::max(differ, failed);
-    r.detail = said != std::string::npos ? text.substr(said) : text;
-    r.detail = r.detail.substr(0, r.detail.find('\n'));
+    r.detail = result.message.substr(0, result.message.find('\n'));  // one line: the implementation's message may hold more
   } else {
     r.cases = answered;
   }
