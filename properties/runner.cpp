@@ -6,12 +6,8 @@
 #include <optional>
 #include <set>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 #include <rapidcheck.h>
-#include <rapidcheck/detail/Configuration.h>
 
 #include "pe/error.hpp"
 
@@ -24,6 +20,7 @@ struct observations {
   double first_failure_fraction = 0;  // residual / bound of the first failing case, before shrinking
   std::set<std::string> notes;
   std::string error;  // the last law or reference error
+  bool failure_is_error = false;  // the last failing case failed by an error, not by its measure
 };
 
 std::string regex_escape(const std::string& s) {
@@ -37,23 +34,8 @@ std::string regex_escape(const std::string& s) {
 
 // Runs `body` (one case: returns the measure) under RapidCheck; a case fails when its measure
 // does not hold, or when the law or the implementation throws (recorded as an error).
-// RapidCheck loads its configuration on first use and announces its random default seed on
-// stderr; every run here passes its own seed, so load it once with stderr muted.
-void load_rapidcheck_quietly() {
-  static const bool loaded = [] {
-    std::fflush(stderr);
-    const int saved = dup(2), null = open("/dev/null", O_WRONLY);
-    if (saved >= 0 && null >= 0) dup2(null, 2);
-    rc::detail::configuration();
-    if (saved >= 0) dup2(saved, 2), close(saved);
-    if (null >= 0) close(null);
-    return true;
-  }();
-  (void)loaded;
-}
-
 template <class Body>
-rc::detail::TestResult check(const run_options& options, observations& seen, Body body) {
+run_outcome check(const run_options& options, observations& seen, Body body) {
   return run_rapidcheck(options, [&] {
     std::optional<measure> m;
     std::string error;
@@ -66,14 +48,16 @@ rc::detail::TestResult check(const run_options& options, observations& seen, Bod
     }
     if (!m) {
       for (auto& c : error)
-        if (c == '\n') c = ';';  // one line: the verdict reads the description's last line
+        if (c == '\n') c = ';';  // one line, as the report shows a failing case
       seen.error = error;
-      RC_FAIL("error: " + error);
+      seen.failure_is_error = true;
+      fail("error: " + error);
     }
     if (!m->note.empty()) seen.notes.insert(m->note);
     if (!m->holds()) {
       if (seen.first_failure_fraction == 0) seen.first_failure_fraction = m->bound > 0 ? m->residual / m->bound : INFINITY;
-      RC_FAIL(fmt::format("residual {:.6g} > bound {:.6g}", m->residual, m->bound));
+      seen.failure_is_error = false;
+      fail(fmt::format("residual {:.6g} > bound {:.6g}", m->residual, m->bound));
     }
     if (m->bound > 0) seen.worst_fraction = std::max(seen.worst_fraction, m->residual / m->bound);
   });
@@ -102,16 +86,6 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-rc::detail::TestResult run_rapidcheck(const run_options& options, const std::function<void()>& property) {
-  load_rapidcheck_quietly();
-  rc::detail::TestParams params;
-  params.seed = options.seed;
-  params.maxSuccess = options.cases;
-  params.maxSize = 100;
-  rc::detail::TestMetadata metadata;
-  return rc::detail::checkTestable([&] { property(); }, metadata, params);
-}
-
 target_result run_target(const property& p, const target& t, const run_options& options, const backend<double>& impl) {
   target_result r;
   r.property_id = p.id;
@@ -126,29 +100,26 @@ target_result run_target(const property& p, const target& t, const run_options& 
     const spec s = parse_spec(*t.specs);
     return p.in_double(impl, s);
   });
-  if (result.template is<rc::detail::SuccessResult>()) {
-    const auto& ok = result.template get<rc::detail::SuccessResult>();
-    r.cases = ok.numSuccess;
-    r.observed = t.expected == expectation::holds_within ? "holds_within" : "holds";
-    for (const auto& [tags, count] : ok.distribution)
-      for (const auto& tag : tags) {  // RapidCheck shows string tags quoted
-        const bool quoted = tag.size() >= 2 && tag.front() == '"' && tag.back() == '"';
-        r.classes[quoted ? tag.substr(1, tag.size() - 2) : tag] += count;
-      }
-  } else if (result.template is<rc::detail::FailureResult>()) {
-    const auto& bad = result.template get<rc::detail::FailureResult>();
-    r.cases = bad.numSuccess;
-    // RC_FAIL's description is "file:line:\nRC_FAIL(...)\n\nmessage": keep the message.
-    const auto last = bad.description.find_last_of('\n');
-    r.failure = last == std::string::npos ? bad.description : bad.description.substr(last + 1);
-    r.observed = r.failure.rfind("error: ", 0) == 0 ? "error" : "fails";
-    for (const auto& [type, value] : bad.counterExample) r.counterexample += fmt::format("{} = {}\n", type, value);
-  } else if (result.template is<rc::detail::GaveUpResult>()) {
-    r.observed = "gave up";
-    r.failure = result.template get<rc::detail::GaveUpResult>().description;
-  } else {
-    r.observed = "error";
-    r.failure = result.template get<rc::detail::Error>().description;
+  switch (result.verdict) {
+    case run_verdict::passed:
+      r.cases = result.cases;
+      r.observed = t.expected == expectation::holds_within ? "holds_within" : "holds";
+      r.classes = result.classes;
+      break;
+    case run_verdict::failed:
+      r.cases = result.cases;
+      r.failure = result.message;
+      r.observed = seen.failure_is_error ? "error" : "fails";
+      for (const auto& [type, value] : result.counterexample) r.counterexample += fmt::format("{} = {}\n", type, value);
+      break;
+    case run_verdict::gave_up:
+      r.observed = "gave up";
+      r.failure = result.message;
+      break;
+    case run_verdict::error:
+      r.observed = "error";
+      r.failure = result.message;
+      break;
   }
   r.worst_fraction = seen.worst_fraction;
   r.first_failure_fraction = seen.first_failure_fraction;
@@ -183,10 +154,8 @@ ladder_result run_ladder(const property& p, const target& t, const run_options& 
       m.bound = std::numeric_limits<double>::infinity();  // the ladder records; the plain run judges
       return m;
     });
-    if (!result.template is<rc::detail::SuccessResult>()) {
-      std::ostringstream why;
-      rc::detail::printResultMessage(result, why);
-      out.error = why.str();
+    if (result.verdict != run_verdict::passed) {
+      out.error = result.account;
       out.met = false;
       break;
     }

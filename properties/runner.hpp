@@ -5,18 +5,12 @@
 #include <string>
 #include <vector>
 
-#include <functional>
-
 #include <rapidcheck.h>
 
 #include "properties/property.hpp"
+#include "properties/rapidcheck_run.hpp"
 
 namespace pe::props {
-
-struct run_options {
-  int cases = 100;
-  std::uint64_t seed = 20261129;  // fixed, so a run is repeatable; --seed changes it
-};
 
 struct target_result {
   std::string property_id, statement, label, scheme;
@@ -37,10 +31,6 @@ target_result run_target(const property& p, const target& t, const run_options& 
 
 // s as one single-quoted shell word (reproduce lines are pasted into a shell).
 std::string shell_quote(const std::string& s);
-
-// Runs one RapidCheck property (a body that draws with *gen and fails with RC_FAIL) with the
-// options' cases and seed, RapidCheck's start-up line kept off stderr. The gate uses it too.
-rc::detail::TestResult run_rapidcheck(const run_options& options, const std::function<void()>& property);
 
 // One rung of the exactness ladder: the largest residual / scale over the cases at `bits`.
 struct ladder_rung {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "gate/call_policy.hpp"
 #include "gate/op_io.hpp"
 #include "golden/golden_file.hpp"
 #include "golden/manifest.hpp"
@@ -227,35 +228,24 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
     return r;
   }
   const int cases = op == "inv_freq" ? 1 : o.cases;
-  bool fatal = false;
   int tried = 0;  // cases drawn so far, shrinking included (progress only)
   int answered = 0;
   outcome worst;
-  std::string cause;  // the fatal call's status and message: RapidCheck's own text would not say it
+  call_policy calls(cases);  // patience: as many unsupported answers as there are cases
   const auto result = props::run_rapidcheck({cases, o.seed}, [&] {
-    // After a crash, hang or stray write, shrinking would repeat it (a hang costs the whole
-    // time limit each time): later cases pass untried, so the first failing case is reported.
-    if (fatal) return;
-    // A case answered unsupported is discarded, never a pass or a failure: a violation on
-    // another case stays a FAIL. After as many such answers as there are cases, and none
-    // supported, the op is taken as unsupported and later cases are discarded uncalled (not
-    // sooner: RapidCheck's first cases are its smallest, which a kernel may well decline).
-    if (r.unsupported >= cases && answered == 0) RC_DISCARD("unsupported");
+    calls.before_call();
     if (o.progress) o.progress(r.check, ++tried, cases);
     const op_inputs in = draw_inputs(op, s, o.max_pos);
     const outcome c = run_case(impl, op, s, in, o.model);
-    fatal = is_fatal(c.status);
-    if (fatal) cause = fmt::format("{}: {}", status_name(c.status), c.message);
-    if (c.status == call_status::unsupported) {
-      ++r.unsupported;
-      RC_DISCARD("unsupported");
-    }
+    calls.answered(c.status, fmt::format("{}: {}", status_name(c.status), c.message));
+    calls.supported();
     ++answered;
     if (c.status == call_status::ok && c.worst_fraction > worst.worst_fraction) worst = c;
     worst.worst_ulps = std::max(worst.worst_ulps, c.worst_ulps);
     if (!c.within && r.first_failure_fraction == 0) r.first_failure_fraction = c.status == call_status::ok ? c.worst_fraction : INFINITY;
-    if (!c.within) RC_FAIL(fmt::format("{}: {}", c.status == call_status::ok ? "out of bound" : status_name(c.status), c.message));
+    if (!c.within) props::fail(fmt::format("{}: {}", c.status == call_status::ok ? "out of bound" : status_name(c.status), c.message));
   });
+  r.unsupported = calls.unsupported();
   if (answered == 0 && r.unsupported > 0) {
     r.result = verdict::unsupported;
     r.detail = fmt::format("{} answered unsupported for {} {}", impl.name(), op, o.spec);
@@ -264,30 +254,26 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
   r.worst_fraction = worst.worst_fraction;
   r.worst_ulps = worst.worst_ulps;
   r.worst_where = worst.message;
-  if (result.template is<rc::detail::SuccessResult>()) {
-    r.cases = result.template get<rc::detail::SuccessResult>().numSuccess;
+  if (result.verdict == props::run_verdict::passed) {
+    r.cases = result.cases;
     return r;
   }
-  if (result.template is<rc::detail::GaveUpResult>()) {  // too many unsupported cases: the answered ones passed
+  if (result.verdict == props::run_verdict::gave_up) {  // too many unsupported cases: the answered ones passed
     r.cases = answered;
     return r;
   }
   r.result = verdict::fail;
-  if (!cause.empty()) {  // the later cases (shrinking included) passed uncalled: the case that did it is the story
-    r.cases = result.template is<rc::detail::FailureResult>() ? result.template get<rc::detail::FailureResult>().numSuccess : answered - 1;
-    r.detail = cause;
-  } else if (result.template is<rc::detail::FailureResult>()) {
-    const auto& bad = result.template get<rc::detail::FailureResult>();
-    r.cases = bad.numSuccess;
-    const auto last = bad.description.find_last_of('\n');
-    r.detail = last == std::string::npos ? bad.description : bad.description.substr(last + 1);
+  if (calls.fatal()) {  // the later cases (shrinking included) were discarded uncalled: the case that did it is the story
+    r.cases = result.verdict == props::run_verdict::failed ? result.cases : answered - 1;
+    r.detail = calls.cause();
+  } else if (result.verdict == props::run_verdict::failed) {
+    r.cases = result.cases;
+    r.detail = result.message;
     std::string example;
-    for (const auto& [type, value] : bad.counterExample) example += fmt::format("{}{}", example.empty() ? "" : "; ", value);
+    for (const auto& [type, value] : result.counterexample) example += fmt::format("{}{}", example.empty() ? "" : "; ", value);
     r.detail += "\n    minimal case: " + example;
   } else {
-    std::ostringstream why;
-    rc::detail::printResultMessage(result, why);
-    r.detail = why.str();
+    r.detail = result.account;
   }
   return r;
 }
@@ -392,34 +378,33 @@ check_result check_determinism(implementation& impl, const gate_options& o) {
   }
   int answered = 0;       // cases answered ok twice, and compared
   std::string failure;    // the first call that failed (not unsupported): a case not answered is no pass
-  bool fatal = false;
+  call_policy calls(10);  // patience: as many unsupported answers as there are cases
   const auto result = props::run_rapidcheck({10, o.seed}, [&] {
-    // After a crash, hang or stray write, later cases are discarded uncalled: each would repeat it.
-    if (fatal) RC_DISCARD("an earlier call failed fatally");
-    if (r.unsupported >= 10 && answered == 0) RC_DISCARD("unsupported");
+    calls.before_call();
     const op_inputs in = rounded_inputs(op, draw_inputs(op, s, o.max_pos), o.model.io);
     const auto templates = output_templates(op, s, in, o.model.io);
     const auto inputs = io_inputs(op, s, in, o.model.io);
     const auto first = impl.run(op, s.text(), inputs, templates);
-    if (first.status == call_status::unsupported) {
-      ++r.unsupported;
-      RC_DISCARD("unsupported");
-    }
+    const std::string first_said = fmt::format("{}: {}", status_name(first.status), first.message);
+    calls.answered(first.status, first_said);
     if (first.status != call_status::ok) {  // conformance reports the failure itself; here it is a case not answered
-      if (failure.empty()) failure = fmt::format("{}: {}", status_name(first.status), first.message);
-      fatal = is_fatal(first.status);
+      if (failure.empty()) failure = first_said;
       RC_DISCARD("the call failed");
     }
     const auto second = impl.run(op, s.text(), inputs, templates);
     if (second.status != call_status::ok) {
-      fatal = is_fatal(second.status);
-      RC_FAIL(fmt::format("the same case answered ok, then {}: {}", status_name(second.status), second.message));
+      // The same case answered ok a moment ago: any other answer, unsupported too, is a difference.
+      const std::string second_said = fmt::format("{}: {}", status_name(second.status), second.message);
+      calls.note(second.status, second_said);
+      props::fail("the same case answered ok, then " + second_said);
     }
+    calls.supported();
     ++answered;
     for (std::size_t k = 0; k < first.outputs.size(); ++k)
-      if (first.outputs[k].bytes != second.outputs[k].bytes) RC_FAIL(fmt::format("two runs of the same case differ in output {}", first.outputs[k].name));
+      if (first.outputs[k].bytes != second.outputs[k].bytes) props::fail(fmt::format("two runs of the same case differ in output {}", first.outputs[k].name));
   });
-  if (answered == 0 && !result.template is<rc::detail::FailureResult>()) {
+  r.unsupported = calls.unsupported();
+  if (answered == 0 && result.verdict != props::run_verdict::failed) {
     if (!failure.empty()) {
       r.result = verdict::fail;
       r.detail = "no case was answered: " + failure;
@@ -428,19 +413,12 @@ check_result check_determinism(implementation& impl, const gate_options& o) {
     }
     return r;
   }
-  if (result.template is<rc::detail::GaveUpResult>()) {  // too many unsupported or failed cases: the answered ones repeated
+  if (result.verdict == props::run_verdict::gave_up) {  // too many unsupported or failed cases: the answered ones repeated
     r.cases = answered;
     if (!failure.empty()) r.detail = fmt::format("cases whose call failed were left out, the first: {}", failure);
-  } else if (!result.template is<rc::detail::SuccessResult>()) {
+  } else if (result.verdict != props::run_verdict::passed) {
     r.result = verdict::fail;
-    std::ostringstream why;
-    rc::detail::printResultMessage(result, why);
-    const std::string text = why.str();
-    // The message itself, after RapidCheck's echo of the RC_FAIL expression that holds the same words.
-    const auto differ = text.rfind("two runs of"), failed = text.rfind("the same case answered");
-    const auto said = differ == std::string::npos ? failed : failed == std::string::npos ? differ : std::max(differ, failed);
-    r.detail = said != std::string::npos ? text.substr(said) : text;
-    r.detail = r.detail.substr(0, r.detail.find('\n'));
+    r.detail = result.message.substr(0, result.message.find('\n'));  // one line: the implementation's message may hold more
   } else {
     r.cases = answered;
   }

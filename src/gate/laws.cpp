@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "gate/call_policy.hpp"
 #include "gate/checks.hpp"
 #include "gate/op_io.hpp"
 #include <rapidcheck.h>
@@ -26,12 +27,12 @@ struct call_failed : std::runtime_error {
 class implementation_backend final : public props::backend<double> {
  public:
   implementation_backend(implementation& impl, const error_model& m, std::int64_t max_pos, int patience)
-      : impl_(impl), model_(m), max_pos_(max_pos), patience_(patience) {}
+      : impl_(impl), model_(m), max_pos_(max_pos), calls_(patience) {}
 
   std::string name() const override { return impl_.name(); }
   std::int64_t max_position() const override { return max_pos_; }
-  int unsupported_calls() const { return unsupported_; }
-  const std::string& fatal() const { return fatal_; }
+  int unsupported_calls() const { return calls_.unsupported(); }
+  const std::string& fatal() const { return calls_.cause(); }
 
   std::vector<double> stored(std::vector<double> values) const override {
     tensor<double> t({static_cast<std::int64_t>(values.size())});
@@ -44,26 +45,12 @@ class implementation_backend final : public props::backend<double> {
     // laws read them from the binary64 reference (norm preservation needs A, not the kernel's
     // own report of it), so an implementation that offers rotate alone is judged all the same.
     if (op == "inv_freq") return run_op<double>(op, s, in);
-    // After a crash, a hang or a stray write every later call would repeat it (a hang costs the
-    // whole time limit each time): later cases are discarded uncalled, so shrinking keeps the
-    // case that did it as the counterexample.
-    if (!fatal_.empty()) RC_DISCARD("an earlier call failed fatally");
-    // A case the implementation does not support is discarded, not failed: it cannot turn a
-    // violation found on another case into UNSUPPORTED. After as many unsupported answers as the
-    // law has cases, with no supported one, the op is taken as unsupported and later cases are
-    // discarded uncalled (RapidCheck's first cases are its smallest, which a kernel may decline).
-    if (unsupported_ >= patience_ && !supported_) RC_DISCARD("unsupported");
+    calls_.before_call();
     const auto got = impl_.run(std::string(op), s.text(), io_inputs(op, s, in, model_.io), output_templates(op, s, in, model_.io));
-    if (got.status == call_status::unsupported) {
-      ++unsupported_;
-      RC_DISCARD("unsupported: " + got.message);
-    }
-    if (got.status == call_status::ok) supported_ = true;
-    if (got.status != call_status::ok) {
-      const std::string what = fmt::format("{}: {} ({} on {})", status_name(got.status), got.message, op, s.text());
-      if (got.status == call_status::crashed || got.status == call_status::timed_out || got.status == call_status::out_of_bounds) fatal_ = what;
-      throw call_failed(what);
-    }
+    const std::string what = fmt::format("{}: {} ({} on {})", status_name(got.status), got.message, op, s.text());
+    calls_.answered(got.status, what);
+    if (got.status != call_status::ok) throw call_failed(what);
+    calls_.supported();
     std::vector<named_tensor<double>> out;
     for (std::size_t o = 0; o < got.outputs.size(); ++o) {
       tensor<double> v(got.outputs[o].shape);
@@ -98,10 +85,7 @@ class implementation_backend final : public props::backend<double> {
   implementation& impl_;
   error_model model_;
   std::int64_t max_pos_;
-  int patience_;                   // unsupported answers, none supported, before calls stop
-  mutable int unsupported_ = 0;    // calls answered unsupported
-  mutable bool supported_ = false;  // some call was answered
-  mutable std::string fatal_;
+  mutable call_policy calls_;  // patience: as many unsupported answers as the law has cases
 };
 
 }  // namespace

@@ -35,12 +35,26 @@ double base_error_units(const axial_frequencies&) { return 1; }
 double base_error_units(const sinusoidal_frequencies&) { return 1; }
 
 // How pair k's frequency and angle may be off in a correct kernel (proofs/gate_tolerance.md):
-// |d omega| <= relative u_w omega + blend, |d theta| <= relative u_w (|p omega| + 1) + |p| blend.
+// |d omega| <= relative u_w omega + blend, |d theta| <= relative u_w (|p omega| + 1) + |p| blend
+// (angle_error).
 struct pair_error {
   double omega = 0;     // the exact effective frequency
   double relative = 0;  // C + 4 |ln omega_geo| + kappa i + e (base error)
   double blend = 0;     // a blend weight's error times its lever (1 - 1/factor) plain, plus the blend's arithmetic
 };
+
+// The model's one angle error term for pair e: relative u_w per unit of `turned`, the magnitude of
+// what the kernel formed from the frequency, plus the blend's error at `lever`. The angle at
+// position p turned |p| omega + 1 (the 1: rounding the product p omega itself) at lever |p|; the
+// frequency alone turned omega at lever 1; the unscaled frequency, before any blend, turned 1
+// (a relative error) at lever 0. A pass-through pair (omega = 0) has relative = blend = 0: no error.
+double angle_error(const pair_error& e, double u_w, double turned, double lever) { return e.relative * u_w * turned + lever * e.blend; }
+
+// angle_error at position p.
+double angle_error_at(const pair_error& e, std::int64_t p, double u_w) {
+  const double position = std::abs(static_cast<double>(p));
+  return angle_error(e, u_w, position * e.omega + 1, position);
+}
 
 template <class Freq>
 pair_error error_of_pair(const error_model& m, const Freq& f, int k) {
@@ -58,7 +72,7 @@ pair_error error_of_pair(const error_model& m, const Freq& f, int k) {
     const auto w = f.template interpolation_weight<double>(k);
     if (w) {
       const double factor = f.scaling->real("factor"), plain = geometric;
-      const double dw = weight_error(f, k, *w, plain, p.relative * u_w, u_w);
+      const double dw = weight_error(f, k, *w, plain, angle_error(p, u_w, 1, 0), u_w);
       // A weight clamped by a margin is exactly 0 or 1 in the kernel too: no blend error there.
       if (*w > -dw && *w < 1 + dw) p.blend = plain * (std::abs(1 - 1 / factor) * dw + 5 * u_w);
     }
@@ -71,13 +85,6 @@ std::vector<pair_error> errors_of_plan(const error_model& m, const rotary_plan& 
   for (std::size_t k = 0; k < plan.pairs.size(); ++k)
     std::visit([&](const auto& f) { out.push_back(error_of_pair(m, f, static_cast<int>(k))); }, plan.freq.law);
   return out;
-}
-
-// The angle allowance of a pair at position p.
-double angle_error(const pair_error& e, std::int64_t p, double u_w) {
-  if (e.omega == 0) return 0;
-  const double position = std::abs(static_cast<double>(p));
-  return e.relative * u_w * (position * e.omega + 1) + position * e.blend;
 }
 
 // rotate's bound added to out (one row per token), for any rotary plan.
@@ -93,7 +100,7 @@ void add_rotation_bounds(const error_model& m, const rotary_plan& plan, const op
   for (std::int64_t t = 0; t < tokens; ++t)
     for (std::size_t k = 0; k < plan.pairs.size(); ++k) {
       const auto& pr = plan.pairs[k];
-      const double angle = angle_error(errors[k], in.pos[static_cast<std::size_t>(t * axes + pr.axis)], u_w);
+      const double angle = angle_error_at(errors[k], in.pos[static_cast<std::size_t>(t * axes + pr.axis)], u_w);
       for (std::int64_t h = 0; h < heads; ++h) {
         const auto a = static_cast<std::size_t>((t * heads + h) * dim + pr.a), b = static_cast<std::size_t>((t * heads + h) * dim + pr.b);
         // The pair turned by an angle off by `angle`; sin and cos within u_w, the two products,
@@ -174,7 +181,7 @@ std::vector<std::vector<double>> output_bounds(const error_model& m, std::string
     }
     for (std::size_t t = 0; t < in.pos.size(); ++t)
       for (std::size_t j = 0; j < width; ++j) {
-        out[0][t * width + j] += angle_error(errors[static_cast<std::size_t>(phases->pair_of_component[j])], in.pos[t], u_w) + 2 * u_w;
+        out[0][t * width + j] += angle_error_at(errors[static_cast<std::size_t>(phases->pair_of_component[j])], in.pos[t], u_w) + 2 * u_w;
       }
     return out;
   }
@@ -184,7 +191,7 @@ std::vector<std::vector<double>> output_bounds(const error_model& m, std::string
     const std::vector<pair_error> errors = errors_of_plan(m, rotation_plan_of(s, std::nullopt));
     for (std::size_t o = 0; o < out.size(); ++o)
       for (std::size_t k = 0; k < out[o].size(); ++k) {
-        if (exact[o].name == "inv_freq") out[o][k] += errors[k].relative * u_w * std::abs(exact[o].value.data[k]) + errors[k].blend;
+        if (exact[o].name == "inv_freq") out[o][k] += angle_error(errors[k], u_w, std::abs(exact[o].value.data[k]), 1);
         else out[o][k] += c * u_w * std::abs(exact[o].value.data[k]);
       }
     return out;

@@ -1,0 +1,88 @@
+// A whole gate run (see run.hpp): the checks of checks.hpp over every spec, and what the run comes to.
+#include "gate/run.hpp"
+
+#include <chrono>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "pe/error.hpp"
+#include "pe/spec.hpp"
+#include "properties/runner.hpp"
+
+namespace pe::gate {
+namespace {
+
+// Every check on every spec, in report order.
+std::vector<check_result> run_checks(implementation& target, const run_request& q, const std::vector<std::string>& specs,
+                                     const error_model& model, const std::string& reproduce_prefix) {
+  std::vector<check_result> out;
+  std::set<std::string> golden_checked;  // a golden file is run once, for the first spec of its scheme
+  for (const auto& spec : specs) {
+    gate_options g{spec, model, q.max_pos, q.cases, q.seed, q.golden, reproduce_prefix};
+    g.golden_own_spec_only = q.golden_scope == "spec";
+    g.golden_checked = golden_checked;
+    g.progress = q.progress;
+    for (auto& c : check_conformance(target, g)) out.push_back(std::move(c));
+    if (q.golden_scope != "none")
+      for (auto& c : check_golden(target, g)) {
+        if (c.check.starts_with("golden:")) golden_checked.insert(c.check.substr(7));
+        out.push_back(std::move(c));
+      }
+    out.push_back(check_determinism(target, g));
+    for (auto& law : check_laws(target, g)) out.push_back(std::move(law));
+  }
+  return out;
+}
+
+// Seconds that `work` takes, wall time.
+template <class Work>
+double timed(Work&& work) {
+  const auto started = std::chrono::steady_clock::now();
+  work();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+}  // namespace
+
+gate_report run(const run_request& q) {
+  gate_report report;
+  const auto io = parse_dtype(q.dtype);
+  report.dtype = q.dtype;
+  report.working = q.working.empty() ? (io == dtype::f64 ? "f64" : "f32") : q.working;
+  report.tolerance = q.tolerance;
+  if (report.working != "f32" && report.working != "f64") throw input_error(fmt::format("--working '{}' is not f32 or f64", report.working));
+  const auto model = error_model::of(io, parse_dtype(report.working), q.tolerance);
+  for (const auto& text : q.specs) report.specs.push_back(parse_spec_any(text).text());
+  if (!q.impl.empty() + !q.impl_cmd.empty() + q.reference != 1) {
+    throw input_error("gate: give one of --impl LIB, --impl-cmd COMMAND, --impl-reference");
+  }
+  auto impl = q.reference           ? reference_implementation()
+              : !q.impl_cmd.empty() ? start_wire(q.impl_cmd, q.timeout_ms)
+                                    : load_plugin(q.impl, q.timeout_ms);
+  report.implementation = impl->name();
+  const std::string impl_flag = q.reference           ? std::string("--impl-reference")
+                                : !q.impl_cmd.empty() ? "--impl-cmd " + props::shell_quote(q.impl_cmd)
+                                                      : "--impl " + props::shell_quote(q.impl);
+  const std::string reproduce_prefix =
+      fmt::format("pecheck gate {} --dtype {} --working {} --tolerance {}", impl_flag, q.dtype, report.working, q.tolerance);
+  const double seconds = timed([&] { report.results = run_checks(*impl, q, report.specs, model, reproduce_prefix); });
+  for (const auto& r : report.results) report.failed = report.failed || r.result == verdict::fail;
+  // A spec on which nothing passed was not checked at all: that is no green light.
+  for (const auto& spec : report.specs) {
+    bool any_pass = false;
+    for (const auto& r : report.results) any_pass = any_pass || (r.spec == spec && r.result == verdict::pass);
+    if (!any_pass) report.unchecked.push_back(spec), report.failed = true;
+  }
+  if (q.bench) {
+    // The baseline, measured in the same run: the same checks, cases and seed on pecheck's own
+    // reference in process (no fork, no wire), so the ratio is the implementation's and the
+    // isolation's share of the time.
+    auto baseline = reference_implementation();
+    const double base = timed([&] { run_checks(*baseline, q, report.specs, model, reproduce_prefix); });
+    report.bench = bench_timing{seconds, base};
+  }
+  return report;
+}
+
+}  // namespace pe::gate

@@ -1,0 +1,47 @@
+// A whole gate run: the implementation loaded, every check on every spec, the verdict, the bench timing.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gate/checks.hpp"
+
+namespace pe::gate {
+
+// What `pecheck gate` was asked; the fields are its flags, whose names errors and reproduce lines quote.
+struct run_request {
+  std::string impl, impl_cmd;  // --impl LIB, --impl-cmd COMMAND
+  bool reference = false;      // --impl-reference
+  bool bench = false;
+  std::vector<std::string> specs;  // as given: text or JSON
+  std::string dtype = "f32", working, tolerance = "standard", golden = "golden", golden_scope = "scheme";
+  std::int64_t max_pos = std::int64_t{1} << 20;
+  int cases = 100, timeout_ms = 10000;
+  std::uint64_t seed = 20261129;
+  // Called as cases run (check name, cases so far, cases planned or 0); may be empty.
+  std::function<void(const std::string&, int, int)> progress;
+};
+
+struct bench_timing {
+  double seconds = 0;           // the implementation's checks, wall time
+  double baseline_seconds = 0;  // the same checks on the in-process reference
+};
+
+struct gate_report {
+  std::string implementation;                  // its name
+  std::string dtype, working, tolerance;       // as the run took them
+  std::vector<std::string> specs;              // canonical text
+  std::vector<check_result> results;           // per spec: conformance, golden, determinism, the laws
+  std::vector<std::string> unchecked;          // specs on which nothing passed
+  std::optional<bench_timing> bench;
+  bool failed = false;                         // a FAIL, or a spec on which nothing passed
+  int exit_status() const { return failed ? 1 : 0; }
+};
+
+// Runs the gate. Throws input_error (exit 2) for a request it cannot run: a bad dtype, working
+// precision, tolerance or spec, not exactly one implementation, one that will not load.
+gate_report run(const run_request& request);
+
+}  // namespace pe::gate
