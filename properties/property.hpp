@@ -75,7 +75,12 @@ inline property on_implementations(property p, call_lengths lengths = call_lengt
 const std::vector<property>& properties();
 
 // Registration helper: one templated law body, instantiated for binary64 and MPFR.
-template <template <class> class Law>
+// Law_in_double is not for callers: a law is a class template in its family's anonymous
+// namespace, and GCC does not give an instantiation internal linkage for a template template
+// argument alone (GCC PR 70413), so two families' laws of the same name would share one body
+// at link time. A type argument from the anonymous namespace does give it internal linkage
+// (tests/properties/law_linkage_test.cpp).
+template <template <class> class Law, class Law_in_double = Law<double>>
 property make_property(std::string id, std::string statement, law_kind kind, std::vector<target> targets) {
   return property{std::move(id), std::move(statement), kind, std::move(targets),
                   [](const backend<double>& b, const spec& s) { return Law<double>::run(b, s); },

@@ -30,6 +30,7 @@ struct eval_options {
   std::string pos;
   std::string x;
   std::string rel, qpos, kpos;
+  std::string role;
   std::string input;
   std::int64_t heads = 1;
   unsigned precision = 53;
@@ -103,6 +104,7 @@ const input_option input_options[] = {
     {"qpos", &eval_options::qpos, "--qpos and --kpos are required (e.g. --qpos 0:4 --kpos 0:4)"},
     {"kpos", &eval_options::kpos, "--qpos and --kpos are required (e.g. --qpos 0:4 --kpos 0:4)"},
     {"x", &eval_options::x, "--x is required (one dim-vector, or T*H*D values)"},
+    {"role", &eval_options::role, "--role is required: 0 (query) or 1 (key)"},
 };
 
 const input_option* option_of(std::string_view name) {
@@ -117,6 +119,10 @@ pe::op_tensor read_option(const eval_options& o, const pe::spec& s, const pe::te
   const std::string& text = o.*(option_of(t.name)->text);
   if (t.kind != pe::element_kind::real) {
     auto values = parse_position_rows(text, t.shape.position_rows ? in.pos_axes : 1, "--" + std::string(t.name));
+    if (t.shape.dims.empty()) {  // a scalar (role): one value
+      if (values.size() != 1) throw pe::input_error(fmt::format("--{}: give one value, not {}", t.name, values.size()));
+      return {std::string(t.name), {}, std::move(values)};
+    }
     return {std::string(t.name), {static_cast<std::int64_t>(values.size())}, std::move(values)};
   }
   if (o.heads < 1 || o.heads > 4096) throw pe::input_error(fmt::format("--heads {}: use 1..4096", o.heads));
@@ -129,7 +135,15 @@ pe::op_tensor read_option(const eval_options& o, const pe::spec& s, const pe::te
 // no option.
 pe::op_inputs read_inputs(const eval_options& o, const pe::spec& s) {
   const auto inputs = pe::inputs_of(o.op, s, false);
-  if (std::any_of(inputs.begin(), inputs.end(), [](const pe::tensor_schema* t) { return !option_of(t->name); })) {
+  // An option the op does not read is a mistake (--role on rope, --x on encode), not something to
+  // ignore; so is an option beside --input, which gives every input.
+  for (const auto& opt : input_options) {
+    if ((o.*(opt.text)).empty()) continue;
+    if (!o.input.empty()) throw pe::input_error(fmt::format("eval {}: give the inputs in --input or as options, not both (--{})", o.op, opt.name));
+    if (std::none_of(inputs.begin(), inputs.end(), [&](const pe::tensor_schema* t) { return t->name == opt.name; }))
+      throw pe::input_error(fmt::format("eval {}: --{} is not an input of {} on {}", o.op, opt.name, o.op, s.scheme()));
+  }
+  if (!o.input.empty() || std::any_of(inputs.begin(), inputs.end(), [](const pe::tensor_schema* t) { return !option_of(t->name); })) {
     if (o.input.empty()) throw pe::input_error(fmt::format("eval {}: --input FILE.json is required (q, k, v, positions; see --help)", o.op));
     return read_input_file(o.input, o.op, s);
   }
@@ -240,6 +254,7 @@ std::function<int()> add_eval_command(CLI::App& app) {
   cmd->add_option("--pos", o->pos, "positions: 0,1,2 or a half-open range a:b (or a mix)");
   cmd->add_option("--x", o->x, "rotate's input: T*H*D values row-major, or one D-vector for every token and head");
   cmd->add_option("--heads", o->heads, "heads H of x (default 1)");
+  cmd->add_option("--role", o->role, "rotate's role where the scheme scales queries and keys apart (xpos): 0 query, 1 key");
   cmd->add_option("--rel", o->rel, "bucket's relative distances key - query: a list or range like -300:300");
   cmd->add_option("--qpos", o->qpos, "bias's query positions");
   cmd->add_option("--kpos", o->kpos, "bias's key positions");

@@ -28,15 +28,16 @@ input_errors input_side(const error_model& m, const spec& s, const attend_inputs
   in_working.io = m.working;
   const double u_w = dtype_roundoff(m.working);
   if (is_rotary(s)) {
-    const auto rotated_error = [&](const tensor<double>& x, const std::vector<std::int64_t>& pos, const std::vector<double>& exact) {
+    const auto rotated_error = [&](const tensor<double>& x, const std::vector<std::int64_t>& pos, const std::vector<double>& exact, int role) {
       op_inputs in;
       in.x = x, in.pos = pos, in.pos_axes = axes;
+      if (rotates_by_role(s)) in.role = role;  // queries 0, keys 1 (xPos)
       tensor<double> y(x.shape);
       y.data = exact;
       return output_bounds(in_working, "rotate", s, in, {{"y", y}}).at(0);
     };
-    e.q = rotated_error(a.q, qpos, q);
-    e.k = rotated_error(a.k, kpos, k);
+    e.q = rotated_error(a.q, qpos, q, 0);
+    e.k = rotated_error(a.k, kpos, k, 1);
     return e;
   }
   if (kind_of(s) == scheme_kind::input_side) {

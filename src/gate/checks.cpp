@@ -2,7 +2,9 @@
 // with the exact reference (MPFR) on the same dtype-rounded inputs, within the error model's bound.
 #include "gate/checks.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <fstream>
 #include <sstream>
 
@@ -139,6 +141,14 @@ outcome run_case(implementation& impl, const std::string& op, const spec& s, con
   return r;
 }
 
+// The largest |position| among a call's positions (rotate, encode, scale, bias, attend).
+std::int64_t largest_position(const op_inputs& in) {
+  std::int64_t top = 0;
+  for (const auto* v : {&in.pos, &in.qpos, &in.kpos, &in.attend.qpos, &in.attend.kpos})
+    for (const auto p : *v) top = std::max(top, p == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max() : std::abs(p));
+  return top;
+}
+
 // The drawn inputs of one conformance case for op on spec s.
 op_inputs draw_inputs(const std::string& op, const spec& s, std::int64_t max_pos) {
   op_inputs in;
@@ -168,6 +178,7 @@ op_inputs draw_inputs(const std::string& op, const spec& s, std::int64_t max_pos
     const std::int64_t dim = *head_dim(s);
     in.x = tensor<double>({tokens, heads, dim});
     in.x.data = *props::gen_vector(tokens * heads * dim);
+    if (rotates_by_role(s)) in.role = *rc::gen::inRange(0, 2);  // xPos: query 0 or key 1
   }
   if (op == "bias") {
     for (std::int64_t t = 0; t < tokens; ++t) in.qpos.push_back(*props::gen_position(max_pos));
@@ -332,9 +343,18 @@ std::vector<check_result> check_golden(implementation& impl, const gate_options&
       continue;
     }
     auto r = result_for("golden:" + entry.path, fs.text());
+    // xPos's scales leave a narrow format at large positions, where no correct kernel in it can
+    // answer: those cases are left out, and said so (tolerance.hpp, drawn_position_limit).
+    const std::int64_t reach = drawn_position_limit(fs, o.model, std::numeric_limits<std::int64_t>::max());
+    int beyond = 0;
     for (const auto& c : file.cases) {
       if (o.progress) o.progress("golden", r.cases + 1, static_cast<int>(file.cases.size()));
-      const outcome got = run_case(impl, file.op, fs, golden::op_inputs_of(file.op, fs, c, entry.path), o.model);
+      const op_inputs in = golden::op_inputs_of(file.op, fs, c, entry.path);
+      if (largest_position(in) > reach) {
+        ++beyond;
+        continue;
+      }
+      const outcome got = run_case(impl, file.op, fs, in, o.model);
       if (got.status == call_status::unsupported) {
         ++r.unsupported;
         continue;
@@ -350,9 +370,14 @@ std::vector<check_result> check_golden(implementation& impl, const gate_options&
         break;
       }
     }
-    if (r.result != verdict::fail && r.cases == 0) {
+    if (r.result != verdict::fail && beyond > 0) {
+      r.detail = fmt::format("{} of {} cases have a position beyond {}, where the scheme's scales pass the range the gate holds {} kernels to: left out",
+                             beyond, file.cases.size(), reach, dtype_format(o.model.io).name);
+      if (r.cases == 0 && r.unsupported == 0) r.result = verdict::skipped;
+    }
+    if (r.result != verdict::fail && r.result != verdict::skipped && r.cases == 0) {
       r.result = verdict::unsupported;
-      r.detail = fmt::format("{} supports none of the {} cases ({})", impl.name(), file.cases.size(), file.op);
+      r.detail = fmt::format("{} supports none of the {} cases ({})", impl.name(), file.cases.size() - static_cast<std::size_t>(beyond), file.op);
     }
     out.push_back(std::move(r));
   }

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "gate/tolerance.hpp"
 #include "pe/error.hpp"
 #include "pe/spec.hpp"
 #include "properties/runner.hpp"
@@ -19,7 +20,7 @@ std::vector<check_result> run_checks(implementation& target, const run_request& 
   std::vector<check_result> out;
   std::set<std::string> golden_checked;  // a golden file is run once, for the first spec of its scheme
   for (const auto& spec : specs) {
-    gate_options g{spec, model, q.max_pos, q.cases, q.seed, q.golden, reproduce_prefix};
+    gate_options g{spec, model, drawn_position_limit(parse_spec_any(spec), model, q.max_pos), q.cases, q.seed, q.golden, reproduce_prefix};
     g.golden_own_spec_only = q.golden_scope == "spec";
     g.golden_checked = golden_checked;
     g.progress = q.progress;

@@ -87,8 +87,19 @@ std::vector<pair_error> errors_of_plan(const error_model& m, const rotary_plan& 
   return out;
 }
 
+// xPos's scale zeta^(s p/sb) as a correct kernel forms it, relative: zeta in a few operations
+// (within 3 u_w), p/sb within 2 u_w, so the exponent (p/sb) ln zeta is off by at most
+// |p|/sb (2 |ln zeta| + 3) u_w absolute, and pow or exp adds one ulp (2 u_w): within
+// expm1(C u_w |p|/sb (|ln zeta| + 1)) + C u_w (proofs/gate_tolerance.md, "xPos's scale").
+double magnitude_error(const error_model& m, const pair_magnitude& g, int k, std::int64_t p, double u_w) {
+  const double exponent = std::abs(static_cast<double>(p)) / g.scale_base * (std::abs(g.log_zeta<double>(k)) + 1);
+  return std::expm1(m.angle_coefficient * u_w * exponent) + m.angle_coefficient * u_w;
+}
+
 // rotate's bound added to out (one row per token), for any rotary plan.
 void add_rotation_bounds(const error_model& m, const rotary_plan& plan, const op_inputs& in, std::vector<double>& out) {
+  const auto role = role_of(in);
+  if (plan.magnitude && !role) throw input_error("rotate: this scheme scales queries and keys apart; give role 0 (query) or 1 (key)");
   const double factor = std::abs(plan.freq.attention_factor<double>());
   const std::int64_t tokens = in.x.shape[0], heads = in.x.shape[1], dim = in.x.shape[2], axes = in.pos_axes;
   const double u_w = dtype_roundoff(m.working), u_io = dtype_roundoff(m.io);
@@ -100,13 +111,19 @@ void add_rotation_bounds(const error_model& m, const rotary_plan& plan, const op
   for (std::int64_t t = 0; t < tokens; ++t)
     for (std::size_t k = 0; k < plan.pairs.size(); ++k) {
       const auto& pr = plan.pairs[k];
-      const double angle = angle_error_at(errors[k], in.pos[static_cast<std::size_t>(t * axes + pr.axis)], u_w);
+      const std::int64_t p = in.pos[static_cast<std::size_t>(t * axes + pr.axis)];
+      const double angle = angle_error_at(errors[k], p, u_w);
+      // xPos: the pair is also scaled, by a scale within magnitude_error of the exact one.
+      const int pair = static_cast<int>(k);
+      const double scale = plan.magnitude ? plan.magnitude->at<double>(pair, p, *role) : 1.0;
+      const double scale_error = plan.magnitude ? magnitude_error(m, *plan.magnitude, pair, p, u_w) : 0.0;
       for (std::int64_t h = 0; h < heads; ++h) {
         const auto a = static_cast<std::size_t>((t * heads + h) * dim + pr.a), b = static_cast<std::size_t>((t * heads + h) * dim + pr.b);
         // The pair turned by an angle off by `angle`; sin and cos within u_w, the two products,
         // the sum and the attention factor within 4 u_w more, and an attention factor other than
         // 1 computed in a few operations: C u_w (proofs/gate_tolerance.md, step 5).
-        const double moved = factor * (std::abs(in.x.data[a]) + std::abs(in.x.data[b])) * (angle + 5 * u_w + factor_error + 3 * u_store);
+        const double moved =
+            factor * scale * (std::abs(in.x.data[a]) + std::abs(in.x.data[b])) * (angle + 5 * u_w + factor_error + 3 * u_store + scale_error);
         out[a] += moved;
         out[b] += moved;
       }
@@ -150,6 +167,14 @@ void add_bias_kernel_errors(const spec& s, const std::vector<std::int64_t>& qpos
     const double distance = std::abs(static_cast<double>(qpos[static_cast<std::size_t>(i)]) - static_cast<double>(kpos[static_cast<std::size_t>(j)]));
     out[e] += error(s, h, distance, bias[e], u_w);
   }
+}
+
+std::int64_t drawn_position_limit(const spec& s, const error_model& m, std::int64_t max_pos) {
+  if (!is_rotary(s)) return max_pos;
+  const auto plan = rotation_plan_of(s, std::nullopt);
+  if (!plan.magnitude) return max_pos;
+  const int emax = std::min(dtype_format(m.io).emax, dtype_format(m.working).emax);
+  return std::min(max_pos, plan.magnitude->positions_within(emax / 2));
 }
 
 std::vector<std::vector<double>> output_bounds(const error_model& m, std::string_view op, const spec& s, const op_inputs& in,

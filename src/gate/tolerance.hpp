@@ -27,14 +27,20 @@ struct error_model {
 std::vector<std::vector<double>> output_bounds(const error_model& m, std::string_view op, const spec& s, const op_inputs& in,
                                                const std::vector<named_tensor<double>>& exact);
 
-// attend's bound per element of out [T, H, Dv] (attend_tolerance.cpp), for the schemes whose
-// scores it models: none, the RoPE family, ALiBi, T5 and the absolute encodings but learned.
 // Adds a bias scheme's own kernel error (its descriptor's bias_error; nothing when it has none)
 // to `out`, one entry per bias entry [H, T, S] of `bias` at query positions qpos [T] and key
 // positions kpos [S].
 void add_bias_kernel_errors(const spec& s, const std::vector<std::int64_t>& qpos, const std::vector<std::int64_t>& kpos,
                             const std::vector<double>& bias, double u_w, std::vector<double>& out);
 
+// The largest position the gate draws for s: max_pos, or less where the scheme scales values
+// with position (xPos) and a correct kernel's values would leave the I/O or working format:
+// scales are kept within 2^(emax/2) of the narrower format (2^63 in binary32 and bf16, 2^7 in
+// fp16), which leaves room for inputs up to 2^8 and the scores' products.
+std::int64_t drawn_position_limit(const spec& s, const error_model& m, std::int64_t max_pos);
+
+// attend's bound per element of out [T, H, Dv] (attend_tolerance.cpp), for the schemes whose
+// scores it models: none, the RoPE family, ALiBi, T5 and the absolute encodings but learned.
 std::vector<double> attend_bounds(const error_model& m, const spec& s, const op_inputs& in, const tensor<double>& exact);
 
 }  // namespace pe::gate

@@ -104,6 +104,28 @@ std::vector<case_set> rope_sets() {
              "mrope(dim=128, sections=[16, 24, 24], base=1000000)", 1400);
   rotate_set("mrope/qwen3_vl_interleaved.json", "Qwen3-VL interleaved M-RoPE: sections [24, 20, 20]",
              "mrope(dim=128, sections=[24, 20, 20], base=5000000, interleaved=true)", 1500);
+  // xPos: queries (role 0) and keys (role 1) at the same positions, negative ones included
+  // (torchscale's centred positions), up to where a key's scale times |x| still fits binary32
+  // (2^(p log2((1 + gamma)/gamma)/scale_base) < 2^125), so that every file exports to f32.
+  const auto xpos_set = [&](std::string path, std::string comment, const std::string& spec_text, std::uint64_t seed,
+                            std::int64_t largest) {
+    const spec s = parse_spec(spec_text);
+    std::vector<case_def> cases;
+    for (const std::int64_t role : {0, 1})
+      for (const std::int64_t p : {std::int64_t{-4096}, std::int64_t{-257}, std::int64_t{-1}, std::int64_t{0}, std::int64_t{1}, std::int64_t{255},
+                                   std::int64_t{256}, std::int64_t{257}, std::int64_t{511}, std::int64_t{512}, std::int64_t{513},
+                                   std::int64_t{4096}, std::int64_t{8192}, largest}) {
+        op_inputs in = positions({p});
+        in.x = gaussian({1, 2, *head_dim(s)}, seed++);
+        in.role = role;
+        cases.push_back({fmt::format("{}_p{}", role == 0 ? "query" : "key", p), std::move(in)});
+      }
+    out.push_back(set(path, comment, "rotate", spec_text, std::move(cases)));
+  };
+  xpos_set("xpos/torchscale.json", "xPos at torchscale's settings: head dim 128, gamma 0.4, scale_base 512, gptj pairs", "xpos(dim=128)", 1600,
+           32768);
+  xpos_set("xpos/neox_gamma_0.25.json", "xPos in neox pairs, head dim 64, gamma 0.25, scale_base 256", "xpos(dim=64, gamma=0.25, scale_base=256, layout=neox)",
+           1700, 12288);
   return out;
 }
 
@@ -194,6 +216,7 @@ std::vector<case_set> attend_sets() {
   attend_set("attention/alibi.json", "ALiBi attention, 2 heads, causal", "alibi(heads=2)", 2, 4, true);
   attend_set("attention/llama4_temperature.json", "Llama 4's temperature on a NoPE layer, floor_scale 2 so the queries are scaled",
              "llama4_temperature(floor_scale=2)", 2, 4, true);
+  attend_set("attention/xpos.json", "xPos attention, head dim 8, causal (queries scaled up, keys down)", "xpos(dim=8)", 2, 8, true);
   attend_set("attention/kerple.json", "KERPLE attention, 2 heads, log kernel, causal", "kerple(heads=2, r1=[1, 0.5], r2=[1, 2])", 2, 4, true);
   attend_set("attention/t5.json", "T5 attention, 2 heads, encoder (no mask)", "t5(heads=2)", 2, 4, false);
   attend_set("attention/shaw.json", "Shaw et al. relative keys and values, k = 2", "shaw(k=2, dim=4)", 2, 4, false);

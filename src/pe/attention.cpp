@@ -75,13 +75,14 @@ projected project_absolute(const spec& s, const attend_inputs& in) {
   return {xs * wq, xs * wk, xs * wv, heads, wq.cols() / heads, wv.cols() / heads};
 }
 
-// A rotary scheme's q or k: rotated by the plan for this call's positions.
-wide_matrix rotated(const spec& s, const tensor<double>& t, const std::vector<std::int64_t>& pos, const char* which) {
+// A rotary scheme's q or k: rotated by the plan for this call's positions, in its role (xPos
+// scales queries and keys apart; every other plan ignores the role).
+wide_matrix rotated(const spec& s, const tensor<double>& t, const std::vector<std::int64_t>& pos, const char* which, rotation_role role) {
   const std::int64_t axes = position_axes(s);
   if (static_cast<std::int64_t>(pos.size()) != t.shape[0] * axes) {
     throw input_error(fmt::format("attend: {} needs {} positions ({} per token)", which, t.shape[0] * axes, axes));
   }
-  return rows_of(rotate_pairs<mp_real>(rotation_plan_of(s, call_seq_len(pos)), t, pos));
+  return rows_of(rotate_pairs<mp_real>(rotation_plan_of(s, call_seq_len(pos)), t, pos, role));
 }
 
 // Everything attend needs before the softmax: q, k, v after the input side, the positions the
@@ -146,7 +147,7 @@ projected project(const spec& s, const attend_inputs& in) {
   if (b.kind == scheme_kind::rotary) {
     const std::int64_t rotated_dim = *head_dim(s);
     if (d != rotated_dim) throw input_error(fmt::format("attend: q and k have head dim {} but {} rotates {}", d, s.scheme(), rotated_dim));
-    return {rotated(s, in.q, in.qpos, "qpos"), rotated(s, in.k, in.kpos, "kpos"), v, heads, d, dv};
+    return {rotated(s, in.q, in.qpos, "qpos", rotation_role::query), rotated(s, in.k, in.kpos, "kpos", rotation_role::key), v, heads, d, dv};
   }
   if (b.kind == scheme_kind::input_side) {  // absent positions are 0 .. n-1
     const std::int64_t axes = position_axes(s);

@@ -51,7 +51,7 @@ std::vector<op_schema> build() {
       {"inv_freq", {output("inv_freq", k::real, {"pairs"}), output("attention_factor", k::real, {})}},
       {"rotate",
        {input("x", k::real, {"T", "H", "D"}, PE_FIELD(x)), position_rows("pos", "T", PE_FIELD(pos)),
-        output("y", k::real, {"T", "H", "D"})},
+        for_schemes(scheme_filter::role, input("role", k::integer, {}, PE_FIELD(role))), output("y", k::real, {"T", "H", "D"})},
        {{"x", "pos", "token counts"}}},
       {"matrix", {position_rows("pos", "1", PE_FIELD(pos)), output("R", k::real, {"D", "D"})}, {}, true},
       {"scale", {position_rows("pos", "T", PE_FIELD(pos)), output("scale", k::real, {"T"})}},
@@ -108,6 +108,7 @@ bool applies(const tensor_schema& t, const spec& s) {
     case scheme_filter::absolute: return is_absolute(s);
     case scheme_filter::not_absolute: return !is_absolute(s);
     case scheme_filter::bias_table: return static_cast<bool>(behaviour_of(s).bias_table);
+    case scheme_filter::role: return rotates_by_role(s);
   }
   return false;
 }

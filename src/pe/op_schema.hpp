@@ -19,8 +19,9 @@ enum class tensor_role { input, output };
 enum class element_kind { real, integer, flag };
 
 // Which schemes a tensor belongs to: absolute encodings take x and the projections where every
-// other scheme takes q, k, v; `table` exists where the descriptor stores a bias table (T5).
-enum class scheme_filter { all, absolute, not_absolute, bias_table };
+// other scheme takes q, k, v; `table` exists where the descriptor stores a bias table (T5);
+// `role` where the rotation scales queries and keys apart (xPos).
+enum class scheme_filter { all, absolute, not_absolute, bias_table, role };
 
 // A shape in symbols the op's tensors share (T queries, S keys, H heads, D and Dv head dims,
 // N distances): "H D" is a product, a number is that size. Position rows gain a column per

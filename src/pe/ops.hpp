@@ -21,17 +21,25 @@ struct op_inputs {
   std::vector<std::int64_t> pos;
   std::int64_t pos_axes = 1;
   tensor<double> x;
+  std::int64_t role = -1;                // rotate where the scheme rotates by role (xPos): 0 query, 1 key; -1 none
   std::vector<std::int64_t> rel;         // bucket: relative distances key - query
   std::vector<std::int64_t> qpos, kpos;  // bias: query and key positions
   attend_inputs attend;                  // attend: q, k, v (or x and projections), positions, mask
 };
+
+// The role rotate was given: none (-1), query (0) or key (1).
+inline std::optional<rotation_role> role_of(const op_inputs& in) {
+  if (in.role == -1) return std::nullopt;
+  if (in.role != 0 && in.role != 1) throw input_error(fmt::format("rotate: role is {}; give 0 (query) or 1 (key)", in.role));
+  return in.role == 0 ? rotation_role::query : rotation_role::key;
+}
 
 // A rotary scheme's ops on its plan for this call: inv_freq -> inv_freq and attention_factor;
 // rotate -> y; matrix -> R (one position row).
 template <class T>
 std::vector<named_tensor<T>> rotary_op(std::string_view op, const spec& s, const op_inputs& in) {
   if (op == "inv_freq") return plan_inv_freq<T>(rotation_plan_of(s, std::nullopt));
-  if (op == "rotate") return {{"y", rotate_pairs<T>(rotation_plan_of(s, call_seq_len(in.pos)), in.x, in.pos)}};
+  if (op == "rotate") return {{"y", rotate_pairs<T>(rotation_plan_of(s, call_seq_len(in.pos)), in.x, in.pos, role_of(in))}};
   if (static_cast<std::int64_t>(in.pos.size()) != in.pos_axes) {
     throw input_error(fmt::format("{}: op 'matrix' takes one position, not {}", s.scheme(), in.pos.size() / in.pos_axes));
   }

@@ -120,4 +120,6 @@ rotary_plan rotation_plan_of(const spec& s, std::optional<std::int64_t> seq_len)
   return b.rotation_plan(s, seq_len);
 }
 
+bool rotates_by_role(const spec& s) { return is_rotary(s) && rotation_plan_of(s, std::nullopt).magnitude.has_value(); }
+
 }  // namespace pe

@@ -89,7 +89,7 @@ struct plan_frequencies {
 using rotary_plan = rotation_plan<plan_frequencies>;
 template <class Freq>
 rotary_plan as_rotary(rotation_plan<Freq> p) {
-  return {p.dim, p.axes, std::move(p.pairs), plan_frequencies{std::move(p.freq)}, std::move(p.blocks)};
+  return {p.dim, p.axes, std::move(p.pairs), plan_frequencies{std::move(p.freq)}, std::move(p.blocks), p.magnitude};
 }
 
 // An encoding whose components are sin or cos of p * omega_i (sinusoidal): the frequency law
@@ -180,6 +180,9 @@ std::vector<std::int64_t> boundary_positions(const spec& s);
 bool needs_causal_mask(const spec& s);
 // The rotary plan of s for a call of the given length; spec_error when s is not rotary.
 rotary_plan rotation_plan_of(const spec& s, std::optional<std::int64_t> seq_len);
+// Whether s rotates queries and keys differently (a plan with a magnitude: xPos): op rotate
+// then takes a role.
+bool rotates_by_role(const spec& s);
 
 // Registers a top-level scheme with its behaviour (each schemes/X.cpp holds one of these at
 // namespace scope). Throws std::logic_error when an op it lists has no hook, or a hook its kind

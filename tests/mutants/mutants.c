@@ -1,7 +1,7 @@
 /* Deliberately wrong implementations for the gate's own test: one source, one bug per build
  * (-DMUTANT=n), each modelled on a real bug class; MUTANT=0 is the correct build, which must pass.
  * Ops: rope rotate and inv_freq (f32), alibi bias, t5 bucket and bias, sinusoidal encode, kerple bias,
- * llama4_temperature scale. */
+ * llama4_temperature scale, xpos rotate. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +53,9 @@ enum {
   FACTOR_ON_PASS_THROUGH = 34, /* the attention factor also multiplied into the dims past rotary_dim */
   KERPLE_SIGNED_DISTANCE = 35, /* KERPLE on i - j without the absolute value (the causal code's tril, reused) */
   KERPLE_PARAMS_SWAPPED = 36,  /* KERPLE's log kernel with r1 and r2 crossed (bias_p / bias_a naming) */
-  LLAMA4_FLOOR_OF_P = 37       /* Llama 4's temperature block floor(p / F) instead of floor((p + 1) / F) */
+  LLAMA4_FLOOR_OF_P = 37,      /* Llama 4's temperature block floor(p / F) instead of floor((p + 1) / F) */
+  XPOS_ROLES_SWAPPED = 38,     /* xPos's scale zeta^(p/sb) given to keys and zeta^(-p/sb) to queries */
+  XPOS_SCALE_CONCATENATED = 39 /* xPos's per-pair scales concatenated [z, z] over interleaved pairs (rotary-embedding-torch #34) */
 };
 
 int32_t pe_impl_abi_version(void) { return PE_IMPL_ABI_VERSION; }
@@ -306,6 +308,40 @@ static int32_t llama4_scale(const char *spec, const pe_tensor *in, int32_t n_in,
   return PE_OK;
 }
 
+/* xPos rotate in binary32 as torchscale computes it: zeta_i = (2i + gamma D)/((1 + gamma) D), the scale
+ * powf(zeta_i, +-p / scale_base) (queries +, keys -), the angle p * base^(-2i/D), then each pair rotated and scaled. */
+static int32_t xpos_rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out) {
+  const long dim = strtol(pe_spec_field(spec, "dim"), NULL, 10), half = dim / 2;
+  const float base = strtof(pe_spec_field(spec, "base"), NULL), gamma = strtof(pe_spec_field(spec, "gamma"), NULL);
+  const float scale_base = strtof(pe_spec_field(spec, "scale_base"), NULL);
+  const int neox = strncmp(pe_spec_field(spec, "layout"), "neox", 4) == 0;
+  const pe_tensor *x = pe_find_input(in, n_in, "x"), *pos = pe_find_input(in, n_in, "pos"), *role = pe_find_input(in, n_in, "role");
+  if (!x || !pos || !role || dim < 2 || dim % 2) return PE_ERROR;
+  float sign = *(const int64_t *)role->data == 0 ? 1.0f : -1.0f;
+  if (MUTANT == XPOS_ROLES_SWAPPED) sign = -sign;
+  const int64_t tokens = x->shape[0], heads = x->shape[1];
+  const float *xs = (const float *)x->data;
+  float *ys = (float *)out->data;
+  for (int64_t t = 0; t < tokens; ++t) {
+    const float fp = (float)((const int64_t *)pos->data)[t], power = sign * fp / scale_base;
+    for (long i = 0; i < half; ++i) {
+      const long a = neox ? i : 2 * i, b = neox ? i + half : 2 * i + 1;
+      const float angle = fp * powf(base, -2.0f * (float)i / (float)dim), c = cosf(angle), s = sinf(angle);
+      /* The scale of dim d is that of its pair; the mutant indexes [z, z] by the dim instead. */
+      const long za = MUTANT == XPOS_SCALE_CONCATENATED ? a % half : i, zb = MUTANT == XPOS_SCALE_CONCATENATED ? b % half : i;
+      const float sa = powf((2.0f * (float)za + gamma * (float)dim) / ((1.0f + gamma) * (float)dim), power);
+      const float sb = powf((2.0f * (float)zb + gamma * (float)dim) / ((1.0f + gamma) * (float)dim), power);
+      for (int64_t h = 0; h < heads; ++h) {
+        const float *xv = xs + (t * heads + h) * dim;
+        float *yv = ys + (t * heads + h) * dim;
+        yv[a] = (c * xv[a] - s * xv[b]) * sa;
+        yv[b] = (s * xv[a] + c * xv[b]) * sb;
+      }
+    }
+  }
+  return PE_OK;
+}
+
 /* T5's bucket of key - query (the mutant T5_NO_CLAMP drops the last-bucket clamp). */
 static int64_t t5_bucket_of(int64_t r, long buckets, long max_distance, int bidirectional) {
   long per = buckets, offset = 0;
@@ -375,5 +411,6 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
   if (strcmp(op, "encode") == 0 && strncmp(spec, "sinusoidal(", 11) == 0) return sinusoidal(spec, inputs, n_inputs, outputs);
   if (strcmp(op, "bias") == 0 && strncmp(spec, "kerple(", 7) == 0) return kerple(spec, inputs, n_inputs, outputs);
   if (strcmp(op, "scale") == 0 && strncmp(spec, "llama4_temperature(", 19) == 0) return llama4_scale(spec, inputs, n_inputs, outputs);
+  if (strcmp(op, "rotate") == 0 && strncmp(spec, "xpos(", 5) == 0) return xpos_rotate(spec, inputs, n_inputs, outputs);
   return PE_UNSUPPORTED;
 }

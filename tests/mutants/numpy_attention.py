@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """A correct binary32 attention (op attend) over the wire protocol, for the gate's own test of its attend
 error model on schemes other than RoPE: none, alibi, kerple, t5 (the table comes in as an input),
-sinusoidal (added to x before the projections) and llama4_temperature (queries scaled). Everything is float32 the way a framework computes it; T5's
+sinusoidal (added to x before the projections), llama4_temperature (queries scaled) and xpos (queries
+and keys rotated and scaled, torchscale's arithmetic). Everything is float32 the way a framework computes it; T5's
 buckets are decided exactly in Python integers."""
 import os
 import sys
@@ -81,9 +82,28 @@ def sinusoidal_pe(spec, pos):
     return pe
 
 
+def xpos_rotate(spec, x, pos, sign):
+    """torchscale's XPOS in float32 at the given positions (no centring): zeta_i^(sign p / scale_base) R(p w_i) x."""
+    dim, base = int(spec_field(spec, "dim")), F(float(spec_field(spec, "base")))
+    gamma, scale_base = F(float(spec_field(spec, "gamma"))), F(float(spec_field(spec, "scale_base")))
+    i = np.arange(0, dim, 2, dtype=F)
+    zeta = (i + gamma * F(dim)) / ((F(1) + gamma) * F(dim))
+    p = pos.astype(F)[:, None]
+    angles = p * (F(1) / base ** (i / F(dim)))[None, :]
+    scale = zeta[None, :] ** (F(sign) * p / scale_base)
+    c, s = (np.cos(angles) * scale)[:, None, :], (np.sin(angles) * scale)[:, None, :]
+    if spec_field(spec, "layout") == "neox":
+        xa, xb = x[..., : dim // 2], x[..., dim // 2 :]
+        return np.concatenate([c * xa - s * xb, s * xa + c * xb], axis=-1)
+    y = np.empty_like(x)
+    xa, xb = x[..., 0::2], x[..., 1::2]
+    y[..., 0::2], y[..., 1::2] = c * xa - s * xb, s * xa + c * xb
+    return y
+
+
 def attend(op, spec, inputs):
     scheme = spec[: spec.index("(")]
-    if op != "attend" or scheme not in ("none", "alibi", "kerple", "t5", "sinusoidal", "llama4_temperature"):
+    if op != "attend" or scheme not in ("none", "alibi", "kerple", "t5", "sinusoidal", "llama4_temperature", "xpos"):
         raise Unsupported(f"{op} on {scheme}")
     if any(t.dtype != F for t in inputs.values() if t.dtype.kind == "f"):
         raise Unsupported("inputs other than float32")
@@ -100,6 +120,8 @@ def attend(op, spec, inputs):
     if scheme == "llama4_temperature":  # HF: query_states * (log1p(floor((p + 1) / F)) * a + 1), the floor in integers
         block = (qpos.astype(np.int64) + 1) // int(spec_field(spec, "floor_scale"))
         q = q * (np.log1p(block.astype(F)) * F(float(spec_field(spec, "attn_scale"))) + F(1))[:, None, None]
+    if scheme == "xpos":
+        q, k = xpos_rotate(spec, q, qpos, 1), xpos_rotate(spec, k, kpos, -1)
     biases = {"alibi": lambda: alibi_bias(spec, qpos, kpos), "kerple": lambda: kerple_bias(spec, qpos, kpos),
               "t5": lambda: t5_bias(spec, qpos, kpos, inputs["table"])}
     bias = biases[scheme]() if scheme in biases else None

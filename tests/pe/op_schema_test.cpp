@@ -23,7 +23,7 @@ const char* const sample_specs[] = {
     "integer(dim=4)", "normalized(dim=4, length=16)", "binary(dim=4)", "learned(dim=4, max_len=16)", "sinusoidal(dim=4)",
     "none(dim=4)", "rope(dim=4)", "rope_nd(axes=[2, 4])", "mrope(dim=4, sections=[1, 1, 0])", "alibi(heads=2)",
     "t5(heads=2)", "deberta(k=2, dim=2, heads=2)", "shaw(k=2, dim=2)", "txl(heads=2, dim=2, r_dim=2)",
-    "kerple(heads=2, r1=[1, 2], r2=[0.5, 1])", "llama4_temperature(floor_scale=2)"};
+    "kerple(heads=2, r1=[1, 2], r2=[0.5, 1])", "llama4_temperature(floor_scale=2)", "xpos(dim=4)"};
 
 std::vector<pe::spec> samples() {
   std::vector<pe::spec> out;
@@ -71,7 +71,7 @@ pe::op_inputs sample_inputs(std::string_view op, const pe::spec& s, bool with_op
                             for (std::int64_t r = 0; r < shape.at(0); ++r)
                               for (std::int64_t c = 0; c < columns; ++c) v->push_back(t->shape.position_rows ? r + c : r - 1);
                           },
-                          [&](std::int64_t* v) { *v = size.at(t->value_is); }, [&](bool* v) { *v = true; }},
+                          [&](std::int64_t* v) { *v = t->value_is.empty() ? 1 : size.at(t->value_is); /* a dim, or role 1 (key) */ }, [&](bool* v) { *v = true; }},
                t->field(in));
   }
   return in;
@@ -83,6 +83,7 @@ void expect_same(const pe::op_inputs& a, const pe::op_inputs& b, const std::stri
   EXPECT_EQ(a.pos_axes, b.pos_axes) << what;
   EXPECT_EQ(a.x.shape, b.x.shape) << what;
   EXPECT_EQ(a.x.data, b.x.data) << what;
+  EXPECT_EQ(a.role, b.role) << what;
   EXPECT_EQ(a.rel, b.rel) << what;
   EXPECT_EQ(a.qpos, b.qpos) << what;
   EXPECT_EQ(a.kpos, b.kpos) << what;
@@ -154,6 +155,8 @@ TEST(op_schema, attend_inputs_follow_the_descriptor) {
   EXPECT_EQ(names("bias", "t5(heads=2)", true), (v{"qpos", "kpos", "table"}));
   EXPECT_EQ(names("bias", "alibi(heads=2)", true), (v{"qpos", "kpos"}));
   EXPECT_EQ(names("inv_freq", "rope(dim=4)", true), v{});
+  EXPECT_EQ(names("rotate", "rope(dim=4)", true), (v{"x", "pos"}));
+  EXPECT_EQ(names("rotate", "xpos(dim=4)", true), (v{"x", "pos", "role"}));
 }
 
 TEST(op_tensors, op_inputs_to_named_tensors_and_back_is_the_identity) {

@@ -1,10 +1,12 @@
 // The property registry under GoogleTest: every law on every target meets its expectation, every id has a proof,
 // K* and the ladder are right, and a deliberately broken reference is caught.
+#include <cmath>
 #include <filesystem>
 #include <set>
 
 #include <gtest/gtest.h>
 
+#include "pe/scheme.hpp"
 #include "properties/runner.hpp"
 #include "properties/targets.hpp"
 
@@ -64,7 +66,8 @@ TEST(property_registry, has_every_required_id) {
       "rope_nd.axis_separability", "mrope.text_reduces_to_rope", "scaling.linear_is_position_interpolation",
       "scaling.ntk_endpoints", "scaling.yarn_ramp", "scaling.llama3_continuity", "scaling.dynamic_reduces_below_original",
       "alibi.translation_invariance", "alibi.slopes_geometric", "t5.bucket_monotonic", "t5.translation_invariance",
-      "txl.relative_only", "deberta.score_decomposition", "shaw.translation_invariance"};
+      "txl.relative_only", "deberta.score_decomposition", "shaw.translation_invariance", "xpos.relative_inner_product",
+      "xpos.centring_invariance", "xpos.long_term_decay"};
   std::set<std::string> ids;
   for (const auto& p : properties()) {
     EXPECT_TRUE(ids.insert(p.id).second) << "duplicate id " << p.id;
@@ -259,6 +262,48 @@ TEST(broken_reference, an_ignored_base_is_caught_by_the_frequency_law) {
 TEST(broken_reference, a_flipped_cos_in_sinusoidal_is_caught) {
   const auto caught = caught_by(flipped_cos{}, "sinusoidal");
   EXPECT_TRUE(caught.count("sinusoidal.linear_offset"));
+}
+
+// xPos with the roles swapped: queries scaled by zeta^(-p/sb), keys by zeta^(p/sb).
+class xpos_roles_swapped : public reference_backend<double> {
+ public:
+  std::vector<named_tensor<double>> run(std::string_view op, const spec& s, const op_inputs& in) const override {
+    op_inputs swapped = in;
+    if (op == "rotate" && in.role >= 0) swapped.role = 1 - in.role;
+    return reference_backend<double>::run(op, s, swapped);
+  }
+};
+TEST(broken_reference, xpos_roles_swapped_are_caught_by_the_decay_alone) {
+  const auto caught = caught_by(xpos_roles_swapped{}, "xpos");
+  EXPECT_TRUE(caught.count("xpos.long_term_decay"));
+  EXPECT_FALSE(caught.count("xpos.relative_inner_product"));  // the scales still meet as a function of m - n, as derived
+}
+
+// xPos's per-pair scales concatenated [z_0 .. z_(P-1), z_0 .. z_(P-1)] over interleaved pairs
+// (rotary-embedding-torch before its PR #34): dim d gets pair (d mod P)'s scale, not pair d/2's.
+class xpos_scales_concatenated : public reference_backend<double> {
+ public:
+  std::vector<named_tensor<double>> run(std::string_view op, const spec& s, const op_inputs& in) const override {
+    auto out = reference_backend<double>::run(op, s, in);
+    if (op != "rotate" || s.choice("layout") != "gptj") return out;
+    const auto plan = rotation_plan_of(s, std::nullopt);
+    const auto& g = *plan.magnitude;
+    const std::int64_t dim = s.integer("dim"), pairs = dim / 2, rows = in.x.shape[0] * in.x.shape[1];
+    const double sign = in.role == 0 ? 1 : -1;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const double p = static_cast<double>(in.pos[static_cast<std::size_t>(r / in.x.shape[1])]);
+      for (std::int64_t d = 0; d < dim; ++d) {
+        const int wrong = static_cast<int>(d % pairs), right = static_cast<int>(d / 2);
+        out[0].value.data[static_cast<std::size_t>(r * dim + d)] *= std::exp(sign * p / g.scale_base * (g.log_zeta<double>(wrong) - g.log_zeta<double>(right)));
+      }
+    }
+    return out;
+  }
+};
+TEST(broken_reference, xpos_scales_concatenated_over_interleaved_pairs_are_caught) {
+  const auto caught = caught_by(xpos_scales_concatenated{}, "xpos");
+  EXPECT_TRUE(caught.count("xpos.relative_inner_product"));
+  EXPECT_TRUE(caught.count("xpos.centring_invariance"));
 }
 
 // An implementation that throws is an error, never a counterexample: a fails target is not met by it.

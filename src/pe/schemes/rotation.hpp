@@ -1,5 +1,6 @@
 // The rotation engine shared by the RoPE family: rotate pairs of dims by p * omega, exactly, for any plan.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -30,6 +31,34 @@ struct rotated_block {
   bool neox;
 };
 
+// Which side of a score a rotation serves: xPos scales queries and keys oppositely.
+enum class rotation_role { query, key };
+
+// xPos's magnitude (Sun et al. 2022; torchscale's XPOS): pair k is also scaled by
+// zeta_k^(s p / scale_base), zeta_k = (2k/D + gamma)/(1 + gamma), s = +1 for queries and -1 for
+// keys, so that a query's and a key's scales multiply to zeta_k^((m - n)/scale_base): a decay
+// in the distance m - n alone (proofs/xpos.relative_inner_product.md).
+struct pair_magnitude {
+  std::int64_t dim;  // D of the zeta law
+  double gamma, scale_base;
+  template <class U>
+  U log_zeta(int k) const {
+    using std::log;
+    return log((U(2 * k) / U(dim) + U(gamma)) / (U(1) + U(gamma)));
+  }
+  template <class U>
+  U at(int k, std::int64_t p, rotation_role role) const {
+    using std::exp;
+    const U exponent = U(p) / U(scale_base) * log_zeta<U>(k);
+    return exp(role == rotation_role::query ? exponent : U(0) - exponent);
+  }
+  // The largest |position| whose scales all stay within 2^(+-binades): zeta_0 is the smallest.
+  std::int64_t positions_within(double binades) const {
+    const double limit = std::floor(binades * std::log(2.0) * scale_base / std::abs(log_zeta<double>(0)));
+    return limit >= 0x1p62 ? std::int64_t{1} << 62 : static_cast<std::int64_t>(limit);
+  }
+};
+
 template <class Freq>
 struct rotation_plan {
   std::int64_t dim;                    // D; dims in no pair pass through unchanged
@@ -37,6 +66,7 @@ struct rotation_plan {
   std::vector<rotation_pair> pairs;    // k-th pair uses freq.omega(k)
   Freq freq;
   std::vector<rotated_block> blocks;   // the pairs' blocks, in order (laws read the layout here)
+  std::optional<pair_magnitude> magnitude = std::nullopt;  // xPos: rotate then needs a role
 };
 
 // Appends a block of `width` dims at `offset`, its pairs reading position column `axis`.
@@ -57,16 +87,21 @@ unsigned rotation_wide_bits() {
 }
 
 // y = factor * R_pos x on the paired dims, x unchanged elsewhere (HF concatenates the
-// pass-through part back unscaled), factor the plan's attention factor. x is [T, H, D], pos is
-// [T, A] row-major. Each output is computed in wide precision from exactly reduced phases and
+// pass-through part back unscaled), factor the plan's attention factor, times pair k's
+// magnitude for the role where the plan has one (xPos). x is [T, H, D], pos is [T, A]
+// row-major. Each output is computed in wide precision from exactly reduced phases and
 // rounded once to T.
 template <class T, class Freq>
-tensor<T> rotate_pairs(const rotation_plan<Freq>& plan, const tensor<double>& x, std::span<const std::int64_t> pos) {
+tensor<T> rotate_pairs(const rotation_plan<Freq>& plan, const tensor<double>& x, std::span<const std::int64_t> pos,
+                       std::optional<rotation_role> role = std::nullopt) {
   using W = wide_t<T>;
   const std::int64_t tokens = x.shape.at(0), heads = x.shape.at(1), dim = x.shape.at(2);
   if (dim != plan.dim || static_cast<std::int64_t>(pos.size()) != tokens * plan.axes) {
     throw input_error(fmt::format("x has shape [{}] and {} positions, but the spec wants x [T, H, {}] with T*{} positions",
                                   fmt::join(x.shape, ", "), pos.size(), plan.dim, plan.axes));
+  }
+  if (plan.magnitude && !role) {
+    throw input_error("rotate: this scheme scales queries and keys apart; give role 0 (query) or 1 (key)");
   }
   const phase_table<compute_t<T>> phases(plan.freq, static_cast<int>(plan.pairs.size()));
   std::optional<mp_working_bits> scope;
@@ -79,11 +114,13 @@ tensor<T> rotate_pairs(const rotation_plan<Freq>& plan, const tensor<double>& x,
   for (std::int64_t t = 0; t < tokens; ++t) {
     for (size_t k = 0; k < plan.pairs.size(); ++k) {
       const auto& pr = plan.pairs[k];
-      const auto [sn, cs] = phases.sin_cos_wide(pos[t * plan.axes + pr.axis], static_cast<int>(k));
+      const std::int64_t p = pos[t * plan.axes + pr.axis];
+      const auto [sn, cs] = phases.sin_cos_wide(p, static_cast<int>(k));
+      const W scale = plan.magnitude ? factor * plan.magnitude->template at<W>(static_cast<int>(k), p, *role) : factor;
       for (std::int64_t h = 0; h < heads; ++h) {
         const W xa(x.data[at(t, h, pr.a)]), xb(x.data[at(t, h, pr.b)]);
-        y.data[at(t, h, pr.a)] = store_as<T>(factor * (cs * xa - sn * xb));
-        y.data[at(t, h, pr.b)] = store_as<T>(factor * (sn * xa + cs * xb));
+        y.data[at(t, h, pr.a)] = store_as<T>(scale * (cs * xa - sn * xb));
+        y.data[at(t, h, pr.b)] = store_as<T>(scale * (sn * xa + cs * xb));
       }
     }
     for (std::int64_t h = 0; h < heads; ++h)
@@ -101,6 +138,7 @@ tensor<T> rotation_matrix(const rotation_plan<Freq>& plan, std::span<const std::
   if (static_cast<int>(pos.size()) != plan.axes) {
     throw input_error(fmt::format("op 'matrix' takes one position row of {} values, not {}", plan.axes, pos.size()));
   }
+  if (plan.magnitude) throw input_error("op 'matrix': a rotation scaled by role (xPos) has no single matrix");
   const phase_table<compute_t<T>> phases(plan.freq, static_cast<int>(plan.pairs.size()));
   std::optional<mp_working_bits> scope;
   if constexpr (std::is_same_v<W, mp_real>) scope.emplace(rotation_wide_bits<T>());

@@ -1,0 +1,16 @@
+// The other translation unit with a law of the same name in an anonymous namespace (law_linkage_test.cpp).
+#include "properties/property.hpp"
+
+namespace pe::props {
+namespace {
+
+template <class T>
+struct same_name {
+  static measure run(const backend<T>&, const spec&) { return {2, 0, 1}; }
+};
+
+}  // namespace
+
+property second_same_name() { return make_property<same_name>("second.same_name", "returns 2", law_kind::identity, {}); }
+
+}  // namespace pe::props
