@@ -87,9 +87,9 @@ std::vector<pair_error> errors_of_plan(const error_model& m, const rotary_plan& 
   return out;
 }
 
-// xPos's scale zeta^(s p/sb) as a correct kernel forms it, relative: zeta in a few operations
-// (within 3 u_w), p/sb within 2 u_w, so the exponent (p/sb) ln zeta is off by at most
-// |p|/sb (2 |ln zeta| + 3) u_w absolute, and pow or exp adds one ulp (2 u_w): within
+// xPos's scale zeta^(s p/sb) as a correct kernel forms it, relative: zeta in six roundings
+// (within 6 u_w), p/sb within 2 u_w, so the exponent (p/sb) ln zeta is off by at most
+// |p|/sb (2 |ln zeta| + 6) u_w absolute, and pow or exp adds one ulp (2 u_w): within
 // expm1(C u_w |p|/sb (|ln zeta| + 1)) + C u_w (proofs/gate_tolerance.md, "xPos's scale").
 double magnitude_error(const error_model& m, const pair_magnitude& g, int k, std::int64_t p, double u_w) {
   const double exponent = std::abs(static_cast<double>(p)) / g.scale_base * (std::abs(g.log_zeta<double>(k)) + 1);

@@ -216,7 +216,7 @@ std::vector<case_set> attend_sets() {
   attend_set("attention/alibi.json", "ALiBi attention, 2 heads, causal", "alibi(heads=2)", 2, 4, true);
   attend_set("attention/llama4_temperature.json", "Llama 4's temperature on a NoPE layer, floor_scale 2 so the queries are scaled",
              "llama4_temperature(floor_scale=2)", 2, 4, true);
-  attend_set("attention/xpos.json", "xPos attention, head dim 8, causal (queries scaled up, keys down)", "xpos(dim=8)", 2, 8, true);
+  attend_set("attention/xpos.json", "xPos attention, head dim 8, causal (queries scaled down with position, keys up)", "xpos(dim=8)", 2, 8, true);
   attend_set("attention/kerple.json", "KERPLE attention, 2 heads, log kernel, causal", "kerple(heads=2, r1=[1, 0.5], r2=[1, 2])", 2, 4, true);
   attend_set("attention/t5.json", "T5 attention, 2 heads, encoder (no mask)", "t5(heads=2)", 2, 4, false);
   attend_set("attention/shaw.json", "Shaw et al. relative keys and values, k = 2", "shaw(k=2, dim=4)", 2, 4, false);

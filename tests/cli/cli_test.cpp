@@ -233,6 +233,7 @@ const bad_call bad_calls[] = {
     {"eval rotate 'xpos(dim=4)' --pos 0 --x 1,0,0,1 --role 2", "pecheck: rotate: role is 2; give 0 (query) or 1 (key)\n"},
     {"eval rotate 'xpos(dim=4)' --pos 0 --x 1,0,0,1 --role 0,1", "pecheck: --role: give one value, not 2\n"},
     {"eval rotate 'rope(dim=4)' --pos 0 --x 1,0,0,1 --role 1", "pecheck: eval rotate: --role is not an input of rotate on rope\n"},
+    {"eval rotate 'xpos(dim=2)' --pos 400000000000 --x 0,0 --role 1", "pecheck: rotate: position 400000000000 is beyond this scale's range: |p| <= 152088504360\n"},
     {"eval encode 'sinusoidal(dim=4)' --pos 0 --x 1", "pecheck: eval encode: --x is not an input of encode on sinusoidal\n"},
     {"eval attend 'none()' --input /nonexistent.json --pos 0", "pecheck: eval attend: give the inputs in --input or as options, not both (--pos)\n"},
     {"eval attend 'none()'", "pecheck: eval attend: --input FILE.json is required (q, k, v, positions; see --help)\n"},

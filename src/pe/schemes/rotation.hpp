@@ -103,6 +103,13 @@ tensor<T> rotate_pairs(const rotation_plan<Freq>& plan, const tensor<double>& x,
   if (plan.magnitude && !role) {
     throw input_error("rotate: this scheme scales queries and keys apart; give role 0 (query) or 1 (key)");
   }
+  if (plan.magnitude) {
+    // Scales within 2^(+-2^29) stay inside MPFR's exponent range (2^30), where 0 times a scale is
+    // still 0; beyond it the scale itself would be infinite.
+    const std::int64_t reach = plan.magnitude->positions_within(0x1p29);
+    for (const auto p : pos)
+      if (p > reach || p < -reach) throw input_error(fmt::format("rotate: position {} is beyond this scale's range: |p| <= {}", p, reach));
+  }
   const phase_table<compute_t<T>> phases(plan.freq, static_cast<int>(plan.pairs.size()));
   std::optional<mp_working_bits> scope;
   if constexpr (std::is_same_v<W, mp_real>) scope.emplace(rotation_wide_bits<T>());

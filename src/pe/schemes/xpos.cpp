@@ -1,4 +1,4 @@
-// xPos (Sun et al. 2022, torchscale's XPOS): RoPE whose pairs are also scaled, queries up and keys down with position.
+// xPos (Sun et al. 2022, torchscale's XPOS): RoPE whose pairs are also scaled, queries down and keys up with position.
 #include <cmath>
 
 #include <fmt/format.h>
