@@ -95,6 +95,7 @@ class phase_table<double> {
     }
   }
   std::pair<double, double> sin_cos(std::int64_t p, int i) const { return sin_cos_turns(p, turns_[i]); }
+  const turn_fraction& turns(int i) const { return turns_[i]; }
   // At wide_result_bits + 128 bits and more: for rotations whose c x_a - s x_b may cancel.
   std::pair<mp_real, mp_real> sin_cos_wide(std::int64_t p, int i) const { return sin_cos_of_product(p, wide_[i]); }
 

@@ -11,22 +11,14 @@
 #include <random>
 
 #include "pe/schemes/sinusoidal.hpp"
+#include "support/one_frequency.hpp"
 #include "pe/ulp.hpp"
 
 namespace {
 
 using pe::mp_real;
 
-// One frequency of sinusoidal(dim, base): omega = base^(-2i/dim).
-struct one_frequency {
-  std::int64_t dim;
-  double base;
-  int i;
-  template <class U>
-  U omega(int) const {
-    return pe::sinusoidal_frequencies{dim, base, false}.omega<U>(i);
-  }
-};
+using pe::test::one_frequency;
 
 struct errors {
   double sin_ulps, cos_ulps;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "pe/error.hpp"
+#include "pe/fast_rotate.hpp"
 #include "pe/phase.hpp"
 #include "pe/scalar.hpp"
 #include "pe/tensor.hpp"
@@ -86,6 +87,16 @@ unsigned rotation_wide_bits() {
   return std::is_same_v<T, mp_real> ? mp_output_bits() + mp_phase_guard_bits : wide_result_bits;
 }
 
+// The attention factor as the fast path takes it: exactly 1, or a double-double with |A| in
+// [2^-100, 2^100]; nullopt otherwise (the MPFR path then serves every pair).
+inline std::optional<rotation_factor> rotation_factor_of(const mp_real& factor) {
+  if (factor == 1) return rotation_factor{{1.0, 0.0}, true};
+  const dd a = to_dd(factor);
+  const double m = std::fabs(a.hi);
+  if (!(m >= 0x1p-100 && m <= 0x1p100)) return std::nullopt;
+  return rotation_factor{a, false};
+}
+
 // y = factor * R_pos x on the paired dims, x unchanged elsewhere (HF concatenates the
 // pass-through part back unscaled), factor the plan's attention factor, times pair k's
 // magnitude for the role where the plan has one (xPos). x is [T, H, D], pos is [T, A]
@@ -114,6 +125,11 @@ tensor<T> rotate_pairs(const rotation_plan<Freq>& plan, const tensor<double>& x,
   std::optional<mp_working_bits> scope;
   if constexpr (std::is_same_v<W, mp_real>) scope.emplace(rotation_wide_bits<T>());
   const W factor = plan.freq.template attention_factor<W>();
+  // binary64 outputs take the fast double-double path (fast_rotate.hpp) wherever it proves its
+  // rounding, and this MPFR path elsewhere: the same correctly rounded values either way.
+  std::optional<rotation_factor> fast_factor;
+  if constexpr (std::is_same_v<T, double>)
+    if (!plan.magnitude) fast_factor = rotation_factor_of(factor);
   tensor<T> y(x.shape);
   std::vector<bool> paired(static_cast<size_t>(dim), false);
   for (const auto& pr : plan.pairs) paired[pr.a] = paired[pr.b] = true;
@@ -122,17 +138,37 @@ tensor<T> rotate_pairs(const rotation_plan<Freq>& plan, const tensor<double>& x,
     for (size_t k = 0; k < plan.pairs.size(); ++k) {
       const auto& pr = plan.pairs[k];
       const std::int64_t p = pos[t * plan.axes + pr.axis];
-      const auto [sn, cs] = phases.sin_cos_wide(p, static_cast<int>(k));
-      const W scale = plan.magnitude ? factor * plan.magnitude->template at<W>(static_cast<int>(k), p, *role) : factor;
+      std::optional<rotation_terms> fast;
+      if constexpr (std::is_same_v<T, double>)
+        if (fast_factor) fast = rotation_terms::of(sin_cos_turns_dd(p, phases.turns(static_cast<int>(k))));
+      std::optional<std::pair<W, W>> wide;  // sin and cos in MPFR, once a head needs them
+      std::optional<W> scaled;              // the factor times xPos's magnitude
       for (std::int64_t h = 0; h < heads; ++h) {
-        const W xa(x.data[at(t, h, pr.a)]), xb(x.data[at(t, h, pr.b)]);
-        y.data[at(t, h, pr.a)] = store_as<T>(scale * (cs * xa - sn * xb));
-        y.data[at(t, h, pr.b)] = store_as<T>(scale * (sn * xa + cs * xb));
+        const double xa = x.data[at(t, h, pr.a)], xb = x.data[at(t, h, pr.b)];
+        if constexpr (std::is_same_v<T, double>) {
+          if (fast)
+            if (const auto r = fast_rotate_pair(*fast, *fast_factor, xa, xb)) {
+              y.data[at(t, h, pr.a)] = r->a, y.data[at(t, h, pr.b)] = r->b;
+              continue;
+            }
+        }
+        if (!wide) {
+          wide = phases.sin_cos_wide(p, static_cast<int>(k));
+          if (plan.magnitude) scaled = factor * plan.magnitude->template at<W>(static_cast<int>(k), p, *role);
+        }
+        const auto& [sn, cs] = *wide;
+        const W& scale = scaled ? *scaled : factor;
+        const W wa(xa), wb(xb);
+        y.data[at(t, h, pr.a)] = store_as<T>(scale * (cs * wa - sn * wb));
+        y.data[at(t, h, pr.b)] = store_as<T>(scale * (sn * wa + cs * wb));
       }
     }
     for (std::int64_t h = 0; h < heads; ++h)
       for (std::int64_t d = 0; d < dim; ++d)
-        if (!paired[d]) y.data[at(t, h, d)] = store_as<T>(W(x.data[at(t, h, d)]));
+        if (!paired[d]) {
+          if constexpr (std::is_same_v<T, double>) y.data[at(t, h, d)] = x.data[at(t, h, d)];  // a copy: exact
+          else y.data[at(t, h, d)] = store_as<T>(W(x.data[at(t, h, d)]));
+        }
   }
   return y;
 }

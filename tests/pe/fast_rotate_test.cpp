@@ -1,0 +1,138 @@
+// Tests for the fast binary64 path (sin_cos_dd.hpp, fast_rotate.hpp): its sin and cos against MPFR, and rotate's outputs bit for bit against the exact values rounded once.
+#include "pe/fast_rotate.hpp"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "pe/ops.hpp"
+#include "pe/schemes/rope.hpp"
+#include "pe/schemes/sinusoidal.hpp"
+#include "support/one_frequency.hpp"
+#include "pe/spec.hpp"
+
+namespace {
+
+using pe::mp_real;
+
+using pe::test::one_frequency;
+
+// |approx - exact| / (2^-97.5 |exact| + 2^-123): at most 1 where the bound of
+// proofs/precision.fast_rotate.md ("sin and cos") holds.
+double bound_fraction(const pe::dd& approx, const mp_real& exact) {
+  pe::mp_working_bits scope(256);
+  const mp_real error = abs(mp_real(approx.hi) + mp_real(approx.lo) - exact);
+  return (error / (abs(exact) * std::ldexp(1.0, -97) / std::sqrt(2.0) + std::ldexp(1.0, -123))).convert_to<double>();
+}
+
+// sin and cos of p omega at 256 bits from the 384-bit frequency.
+std::pair<mp_real, mp_real> exact_sin_cos(const one_frequency& f, std::int64_t p) {
+  pe::mp_working_bits scope(256);
+  return pe::sin_cos_of_product(p, pe::omega_with_fraction_bits(f, 0, 384));
+}
+
+double worst_fraction_at(const one_frequency& f, std::int64_t p) {
+  const auto turns = pe::fraction_of_turn(pe::omega_with_fraction_bits(f, 0, 320));
+  const auto fast = pe::sin_cos_turns_dd(p, turns);
+  const auto [s, c] = exact_sin_cos(f, p);
+  return std::max(bound_fraction(fast.s, s), bound_fraction(fast.c, c));
+}
+
+RC_GTEST_PROP(sin_cos_dd, within_its_bound_of_mpfr_for_every_position, ()) {
+  const auto dim = 2 * *rc::gen::inRange<std::int64_t>(1, 129);
+  const one_frequency f{dim, static_cast<double>(*rc::gen::inRange(2, 1000001)), *rc::gen::inRange<int>(0, static_cast<int>(dim / 2))};
+  const auto p = *rc::gen::oneOf(rc::gen::inRange<std::int64_t>(-2048, 2049), rc::gen::arbitrary<std::int64_t>());
+  RC_ASSERT(worst_fraction_at(f, p) <= 1.0);
+}
+
+// Angles at every part of the table (a = k/1024 near both ends of each cell, and the quarter-turn
+// boundary at pi/4) and near zeros of sin and cos: positions whose reduced angle is tiny.
+TEST(sin_cos_dd, holds_at_the_table_edges_and_near_zeros) {
+  double worst = 0;
+  const one_frequency unit{2, 10000.0, 0};  // omega = 1: the angle is p itself
+  for (std::int64_t p = -3000; p <= 3000; ++p) worst = std::max(worst, worst_fraction_at(unit, p));
+  // Continued-fraction convergents of pi/2 (proofs/precision.phase_reduction.md): p ~ q pi/2, sin or cos ~ 1e-20.
+  for (const std::int64_t p : {std::int64_t{245850922}, std::int64_t{411557987}, std::int64_t{1068966896}, std::int64_t{2646693125139304345}})
+    worst = std::max(worst, worst_fraction_at(unit, p));
+  std::cout << "worst |error| / bound over the table edges and near zeros: " << worst << "\n";
+  EXPECT_LE(worst, 1.0);
+}
+
+// rotate<double> against run_op<mp_real> rounded once to binary64, bit for bit.
+void expect_rotate_rounds_exactly(const std::string& spec_text, const std::vector<double>& x, const std::vector<std::int64_t>& pos) {
+  const pe::spec s = pe::parse_spec(spec_text);
+  pe::op_inputs in;
+  in.pos = pos;
+  const std::int64_t dim = s.integer("dim");
+  in.x = pe::tensor<double>({static_cast<std::int64_t>(pos.size()), static_cast<std::int64_t>(x.size()) / dim / static_cast<std::int64_t>(pos.size()), dim});
+  in.x.data = x;
+  const auto fast = pe::run_op<double>("rotate", s, in).at(0).value;
+  pe::mp_precision scope(256);
+  const auto exact = pe::run_op<mp_real>("rotate", s, in).at(0).value;
+  for (std::size_t e = 0; e < x.size(); ++e) {
+    const double rounded = exact.data[e].convert_to<double>();
+    RC_ASSERT(std::signbit(fast.data[e]) == std::signbit(rounded));
+    RC_ASSERT(fast.data[e] == rounded);
+  }
+}
+
+RC_GTEST_PROP(fast_rotate, equals_the_exact_value_rounded_once, ()) {
+  const auto dim = 2 * *rc::gen::inRange<std::int64_t>(1, 33);
+  const auto heads = *rc::gen::inRange<std::int64_t>(1, 4), tokens = *rc::gen::inRange<std::int64_t>(1, 5);
+  const bool scaled = *rc::gen::arbitrary<bool>();
+  const std::string spec = fmt::format("rope(dim={}, base={}, layout={}{})", dim, *rc::gen::inRange(2, 1000001), *rc::gen::element<std::string>("neox", "gptj"),
+                                       scaled ? ", scaling=yarn(factor=4, original_max=2048)" : "");
+  std::vector<std::int64_t> pos;
+  for (std::int64_t t = 0; t < tokens; ++t) pos.push_back(*rc::gen::oneOf(rc::gen::inRange<std::int64_t>(0, 100000), rc::gen::arbitrary<std::int64_t>()));
+  std::vector<double> x;
+  for (std::int64_t e = 0; e < tokens * heads * dim; ++e) {
+    // Mostly ordinary values, some zeros, signed zeros and extreme magnitudes (those take the MPFR path).
+    x.push_back(*rc::gen::weightedOneOf<double>({{8, rc::gen::map(rc::gen::inRange(-1000000, 1000001), [](int v) { return v / 4096.0; })},
+                                                 {1, rc::gen::element(0.0, -0.0, 0x1p-1000, -0x1p950, 0x1p-1074)},
+                                                 {1, rc::gen::arbitrary<double>()}}));
+  }
+  for (auto& v : x)
+    if (!std::isfinite(v)) v = 1;
+  expect_rotate_rounds_exactly(spec, x, pos);
+}
+
+// A pair turned onto an axis cancels: x = (cos, sin) of the negated angle, rounded, rotates to
+// (~1, ~1e-17). The fast path must see the cancellation and hand the pair to MPFR.
+TEST(fast_rotate, a_cancelling_pair_still_rounds_exactly) {
+  const pe::spec s = pe::parse_spec("rope(dim=2)");
+  std::vector<double> x;
+  std::vector<std::int64_t> pos;
+  for (std::int64_t p = 1; p <= 200; ++p) {
+    pos.push_back(p);
+    x.push_back(std::cos(static_cast<double>(-p)));
+    x.push_back(std::sin(static_cast<double>(-p)));
+  }
+  pe::op_inputs in;
+  in.pos = pos;
+  in.x = pe::tensor<double>({static_cast<std::int64_t>(pos.size()), 1, 2});
+  in.x.data = x;
+  const auto fast = pe::run_op<double>("rotate", s, in).at(0).value;
+  pe::mp_precision scope(256);
+  const auto exact = pe::run_op<mp_real>("rotate", s, in).at(0).value;
+  for (std::size_t e = 0; e < x.size(); ++e) EXPECT_EQ(fast.data[e], exact.data[e].convert_to<double>()) << "element " << e;
+  // The second component is the cancellation: far below its inputs.
+  EXPECT_LT(std::fabs(fast.data[1]), 1e-15);
+}
+
+// The fast pair refuses what it cannot prove, and rounds what it can.
+TEST(fast_rotate, refuses_zeros_and_extreme_magnitudes) {
+  const auto quarter = pe::rotation_terms::of({{0.0, 0.0}, {1.0, 0.0}});  // angle 0
+  const pe::rotation_factor one{{1.0, 0.0}, true};
+  EXPECT_FALSE(pe::fast_rotate_pair(quarter, one, 0.0, 0.0).has_value());
+  EXPECT_FALSE(pe::fast_rotate_pair(quarter, one, 0x1p950, 1.0).has_value());
+  EXPECT_FALSE(pe::fast_rotate_pair(quarter, one, 0x1p-950, 0.0).has_value());
+  const auto r = pe::fast_rotate_pair(quarter, one, 0.75, -2.5);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->a, 0.75);
+  EXPECT_EQ(r->b, -2.5);
+}
+
+}  // namespace
