@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -85,23 +87,28 @@ inline constexpr unsigned wide_result_bits = 256;
 template <>
 class phase_table<double> {
  public:
+  // f must outlive the table (the wide frequencies are evaluated from it on first use).
   template <class Freq>
-  phase_table(const Freq& f, int n) {
+  phase_table(const Freq& f, int n)
+      : wide_(static_cast<std::size_t>(n)), wide_omega_([&f](int i) { return omega_with_fraction_bits(f, i, wide_result_bits + 128); }) {
     turns_.reserve(n);
-    wide_.reserve(n);
-    for (int i = 0; i < n; ++i) {
-      turns_.push_back(fraction_of_turn(omega_with_fraction_bits(f, i, 320)));
-      wide_.push_back(omega_with_fraction_bits(f, i, wide_result_bits + 128));
-    }
+    for (int i = 0; i < n; ++i) turns_.push_back(fraction_of_turn(omega_with_fraction_bits(f, i, 320)));
   }
   std::pair<double, double> sin_cos(std::int64_t p, int i) const { return sin_cos_turns(p, turns_[i]); }
   const turn_fraction& turns(int i) const { return turns_[i]; }
-  // At wide_result_bits + 128 bits and more: for rotations whose c x_a - s x_b may cancel.
-  std::pair<mp_real, mp_real> sin_cos_wide(std::int64_t p, int i) const { return sin_cos_of_product(p, wide_[i]); }
+  // At wide_result_bits + 128 bits and more: for rotations whose c x_a - s x_b may cancel. The
+  // frequency is evaluated on first use (binary64 rotate's fast path and encode rarely need it);
+  // not thread-safe.
+  std::pair<mp_real, mp_real> sin_cos_wide(std::int64_t p, int i) const {
+    auto& omega = wide_[static_cast<std::size_t>(i)];
+    if (!omega) omega = wide_omega_(i);
+    return sin_cos_of_product(p, *omega);
+  }
 
  private:
   std::vector<turn_fraction> turns_;
-  std::vector<mp_real> wide_;
+  mutable std::vector<std::optional<mp_real>> wide_;
+  std::function<mp_real(int)> wide_omega_;
 };
 
 // Guard bits of the MPFR path: |p| < 2^63 magnifies omega's relative error by up to 2^63,
