@@ -42,12 +42,7 @@ struct monotone_decay {
     const auto a = *gen_position(top);
     const std::int64_t reach = std::max(a, top - a);  // a + d or a - d stays in [0, top]
     RC_PRE(reach >= 1);
-    auto d1 = *gen_position(reach), d2 = *gen_position(reach);
-    if (d1 > d2) std::swap(d1, d2);
-    if (d1 == d2) {  // two distinct distances
-      if (d2 < reach) ++d2;
-      else --d1;
-    }
+    const auto [d1, d2] = two_distinct_distances(reach);
     const auto key_at = [&](std::int64_t d, bool ahead) {
       const std::int64_t k = ahead ? a + d : a - d;
       return k >= 0 && k <= top ? k : (ahead ? a - d : a + d);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <rapidcheck.h>
@@ -158,6 +159,18 @@ inline std::vector<std::int64_t> draw_positions(std::int64_t n, std::int64_t max
   std::vector<std::int64_t> out;
   for (std::int64_t e = 0; e < n; ++e) out.push_back(*gen_position(max));
   return out;
+}
+
+// Two distinct distances d1 < d2 in [0, top], top >= 1: two gen_position draws, sorted, equal
+// ones moved one apart.
+inline std::pair<std::int64_t, std::int64_t> two_distinct_distances(std::int64_t top) {
+  auto d1 = *gen_position(top), d2 = *gen_position(top);
+  if (d1 > d2) std::swap(d1, d2);
+  if (d1 == d2) {
+    if (d2 < top) ++d2;
+    else --d1;
+  }
+  return {d1, d2};
 }
 
 // A measure from an excess over per-entry allowances (see excess_over_two_roundings): it holds

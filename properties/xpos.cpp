@@ -127,12 +127,7 @@ struct long_term_decay {
     using std::abs, std::sqrt;
     const std::int64_t top = position_top(b, s), dim = s.integer("dim");
     RC_PRE(top >= 1);
-    auto d1 = *gen_position(top), d2 = *gen_position(top);
-    if (d1 > d2) std::swap(d1, d2);
-    if (d1 == d2) {  // two distinct distances
-      if (d2 < top) ++d2;
-      else --d1;
-    }
+    const auto [d1, d2] = two_distinct_distances(top);
     const auto n1 = *gen_position(top - d1), n2 = *gen_position(top - d2);
     const auto q = b.stored(*gen_vector(dim)), k = b.stored(*gen_vector(dim));
     const auto yq = scaled(b, s, q, n1 + d1, n2 + d2, 0), yk = scaled(b, s, k, n1, n2, 1);

@@ -99,7 +99,7 @@ double magnitude_error(const error_model& m, const pair_magnitude& g, int k, std
 // rotate's bound added to out (one row per token), for any rotary plan.
 void add_rotation_bounds(const error_model& m, const rotary_plan& plan, const op_inputs& in, std::vector<double>& out) {
   const auto role = role_of(in);
-  if (plan.magnitude && !role) throw input_error("rotate: this scheme scales queries and keys apart; give role 0 (query) or 1 (key)");
+  require_role(plan.magnitude, role);
   const double factor = std::abs(plan.freq.attention_factor<double>());
   const std::int64_t tokens = in.x.shape[0], heads = in.x.shape[1], dim = in.x.shape[2], axes = in.pos_axes;
   const double u_w = dtype_roundoff(m.working), u_io = dtype_roundoff(m.io);

@@ -65,7 +65,7 @@ inline dd add(dd x, double y) {
   const dd s = two_sum(x.hi, y);
   return fast_two_sum(s.hi, x.lo + s.lo);
 }
-inline dd neg(dd x) { return {-x.hi, -x.lo}; }
+inline dd operator-(dd x) { return {-x.hi, -x.lo}; }
 // x * y for a double y, relative error <= 3u^2 (DWTimesFP3, algorithm 9, proven 2u^2 with
 // FMA; without it the product x.lo y rounds once more, at most u^2 |x y|).
 inline dd mul(dd x, double y) {

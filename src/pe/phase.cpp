@@ -70,24 +70,6 @@ reduced_angle reduce_turns(std::int64_t p, const turn_fraction& f) {
   return {r_hi, r_lo0 - (r_hi - r_hi0), (q + 4) % 4, p < 0};
 }
 
-namespace {
-
-// sin and cos of r + quarter * pi/2, negated sine for a negative position.
-template <class R>
-std::pair<R, R> undo_quarter_turns(const R& s, const R& c, const reduced_angle& a) {
-  std::pair<R, R> out{s, c};
-  switch (a.quarter) {
-    case 1: out = {c, -s}; break;
-    case 2: out = {-s, -c}; break;
-    case 3: out = {-c, s}; break;
-    default: break;
-  }
-  if (a.negative) out.first = -out.first;
-  return out;
-}
-
-}  // namespace
-
 std::pair<double, double> sin_cos_turns(std::int64_t p, const turn_fraction& f) {
   const reduced_angle a = reduce_turns(p, f);
   // sin(h + l) = sin h cos l + cos h sin l, with |l| <= ulp(h)/2 so cos l = 1 - O(2^-106).

@@ -58,6 +58,21 @@ struct reduced_angle {
 };
 reduced_angle reduce_turns(std::int64_t p, const turn_fraction& f);
 
+// sin and cos of r + quarter * pi/2 from those of r, the sine negated for a negative position:
+// swaps and negations only, exact in any scalar with a unary minus (double, double-double).
+template <class R>
+std::pair<R, R> undo_quarter_turns(const R& s, const R& c, const reduced_angle& a) {
+  std::pair<R, R> out{s, c};
+  switch (a.quarter) {
+    case 1: out = {c, -s}; break;
+    case 2: out = {-s, -c}; break;
+    case 3: out = {-c, s}; break;
+    default: break;
+  }
+  if (a.negative) out.first = -out.first;
+  return out;
+}
+
 // sin and cos of 2pi * frac(p * f) in binary64 (glibc on the double-double angle).
 std::pair<double, double> sin_cos_turns(std::int64_t p, const turn_fraction& f);
 

@@ -64,24 +64,16 @@ sin_cos_pair sin_cos_of_reduced(double hi, double lo) {
   const dd cos_t = add(mul(t2, add(inner, -0.5)), 1.0);
   // sin(a + t) = sin a cos t + cos a sin t, cos(a + t) = cos a cos t - sin a sin t; sin(-a) = -sin a.
   const auto index = static_cast<std::size_t>(std::fabs(k));
-  const dd sin_a = k < 0 ? neg(tab.sin_a[index]) : tab.sin_a[index];
+  const dd sin_a = k < 0 ? -tab.sin_a[index] : tab.sin_a[index];
   const dd& cos_a = tab.cos_a[index];
-  return {add(mul(sin_a, cos_t), mul(cos_a, sin_t)), add(mul(cos_a, cos_t), neg(mul(sin_a, sin_t)))};
+  return {add(mul(sin_a, cos_t), mul(cos_a, sin_t)), add(mul(cos_a, cos_t), -mul(sin_a, sin_t))};
 }
 
 sin_cos_pair sin_cos_turns_dd(std::int64_t p, const turn_fraction& f) {
   const reduced_angle r = reduce_turns(p, f);
-  sin_cos_pair out = sin_cos_of_reduced(r.hi, r.lo);
-  // sin and cos of r + quarter * pi/2, then sin(-x) = -sin x for a negative position: exact.
-  const dd s = out.s, c = out.c;
-  switch (r.quarter) {
-    case 1: out = {c, neg(s)}; break;
-    case 2: out = {neg(s), neg(c)}; break;
-    case 3: out = {neg(c), s}; break;
-    default: break;
-  }
-  if (r.negative) out.s = neg(out.s);
-  return out;
+  const sin_cos_pair reduced = sin_cos_of_reduced(r.hi, r.lo);
+  const auto [s, c] = undo_quarter_turns(reduced.s, reduced.c, r);
+  return {s, c};
 }
 
 }  // namespace pe

@@ -60,6 +60,11 @@ struct pair_magnitude {
   }
 };
 
+// A plan with a magnitude rotates queries and keys differently: it needs the role (input_error without).
+inline void require_role(const std::optional<pair_magnitude>& magnitude, std::optional<rotation_role> role) {
+  if (magnitude && !role) throw input_error("rotate: this scheme scales queries and keys apart; give role 0 (query) or 1 (key)");
+}
+
 template <class Freq>
 struct rotation_plan {
   std::int64_t dim;                    // D; dims in no pair pass through unchanged
@@ -111,9 +116,7 @@ tensor<T> rotate_pairs(const rotation_plan<Freq>& plan, const tensor<double>& x,
     throw input_error(fmt::format("x has shape [{}] and {} positions, but the spec wants x [T, H, {}] with T*{} positions",
                                   fmt::join(x.shape, ", "), pos.size(), plan.dim, plan.axes));
   }
-  if (plan.magnitude && !role) {
-    throw input_error("rotate: this scheme scales queries and keys apart; give role 0 (query) or 1 (key)");
-  }
+  require_role(plan.magnitude, role);
   if (plan.magnitude) {
     // Scales within 2^(+-2^29) stay inside MPFR's exponent range (2^30), where 0 times a scale is
     // still 0; beyond it the scale itself would be infinite.
