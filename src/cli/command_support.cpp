@@ -1,14 +1,9 @@
 // What several commands share (see command_support.hpp).
 #include "cli/command_support.hpp"
 
-#include <unistd.h>
-
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-
 #include <fmt/format.h>
 
+#include "cli/atomic_file.hpp"
 #include "pe/error.hpp"
 
 namespace pecheck {
@@ -22,23 +17,9 @@ std::regex option_regex(const std::string& text, const char* flag) {
 }
 
 void write_file_atomically(const std::string& path, const std::string& text, const char* flag) {
-  const std::string temp = fmt::format("{}.tmp.{}", path, getpid());  // unique per process: runs may overlap
-  {
-    std::ofstream f(temp, std::ios::binary | std::ios::trunc);
-    if (!f) throw pe::input_error(fmt::format("{}: cannot write {}", flag, path));
-    f << text;
-    f.flush();
-    if (!f) {
-      std::remove(temp.c_str());
-      throw pe::input_error(fmt::format("{}: cannot write {}", flag, path));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::remove(temp.c_str());
-    throw pe::input_error(fmt::format("{}: cannot write {}: {}", flag, path, ec.message()));
-  }
+  atomic_file f(path, flag);
+  f.write(text);
+  f.commit();
 }
 
 }  // namespace pecheck
