@@ -9,7 +9,16 @@
 namespace pe::golden {
 namespace {
 
-std::string header(const char* descr, const std::vector<std::int64_t>& shape) {
+template <class V>
+void append_le(std::string& out, V v) {  // x86-64 and every target here are little-endian
+  char bytes[sizeof(V)];
+  std::memcpy(bytes, &v, sizeof(V));
+  out.append(bytes, sizeof(V));
+}
+
+}  // namespace
+
+std::string npy_header(const char* descr, const std::vector<std::int64_t>& shape) {
   std::string dims;
   for (const auto d : shape) dims += fmt::format("{}, ", d);
   if (shape.size() > 1) dims.resize(dims.size() - 2);      // (2, 3)
@@ -27,26 +36,21 @@ std::string header(const char* descr, const std::vector<std::int64_t>& shape) {
   return out + dict;
 }
 
-template <class V>
-void append_le(std::string& out, V v) {  // x86-64 and every target here are little-endian
-  char bytes[sizeof(V)];
-  std::memcpy(bytes, &v, sizeof(V));
-  out.append(bytes, sizeof(V));
-}
-
-}  // namespace
-
-std::string npy_bytes(const std::vector<double>& values, const std::vector<std::int64_t>& shape, bool as_float32) {
-  std::string out = header(as_float32 ? "<f4" : "<f8", shape);
+void append_npy_values(std::string& out, std::span<const double> values, bool as_float32) {
   for (const double v : values) {
     if (as_float32) append_le(out, static_cast<float>(v));
     else append_le(out, v);
   }
+}
+
+std::string npy_bytes(const std::vector<double>& values, const std::vector<std::int64_t>& shape, bool as_float32) {
+  std::string out = npy_header(as_float32 ? "<f4" : "<f8", shape);
+  append_npy_values(out, values, as_float32);
   return out;
 }
 
 std::string npy_bytes(const std::vector<std::int64_t>& values, const std::vector<std::int64_t>& shape) {
-  std::string out = header("<i8", shape);
+  std::string out = npy_header("<i8", shape);
   for (const auto v : values) append_le(out, v);
   return out;
 }
