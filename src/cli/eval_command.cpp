@@ -1,4 +1,4 @@
-// `pecheck eval OP SPEC`: evaluates the reference at binary64 or at MPFR precision and prints it.
+// `pecheck eval OP SPEC`: evaluates the reference at binary64 or at MPFR precision and prints it (or writes it to --output).
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -8,17 +8,17 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/eval_stream.hpp"
 #include "cli/input_file.hpp"
 #include "cli/output.hpp"
+#include "cli/output_target.hpp"
 #include "cli/positions.hpp"
 #include "pe/error.hpp"
 #include "pe/mp.hpp"
 #include "pe/op_schema.hpp"
-#include "pe/op_shapes.hpp"
 #include "pe/op_tensors.hpp"
 #include "pe/ops.hpp"
 #include "pe/scheme.hpp"
-#include "pe/scalar.hpp"
 #include "pe/spec.hpp"
 
 namespace pecheck {
@@ -35,11 +35,11 @@ struct eval_options {
   std::int64_t heads = 1;
   unsigned precision = 53;
   std::string format = "table";
+  std::string output;
+  std::int64_t chunk_tokens = 0;
 };
 
 constexpr unsigned max_mp_bits = 65536;
-// The most values eval prints (each becomes a decimal string of up to ~20000 characters).
-constexpr std::size_t max_printed_values = std::size_t{1} << 22;
 
 // --x: comma-separated binary64 values (decimal or C99 hex floats), each read to the nearest double.
 std::vector<double> parse_values(const std::string& text) {
@@ -56,19 +56,19 @@ std::vector<double> parse_values(const std::string& text) {
   return out;
 }
 
-// x [T, heads, dim] from --x: either all T*heads*dim values, or one dim-vector for every token and head.
-pe::tensor<double> shape_x(const std::string& op, const std::vector<double>& values, std::int64_t tokens, std::int64_t heads, std::int64_t dim) {
-  pe::tensor<double> x({tokens, heads, dim});
+// x [T, heads, dim] from --x: either all T*heads*dim values, or one dim-vector for every token
+// and head, which stays one row (into c.x_row; eval_call says why) with the shape in c.in.
+void read_x(const std::string& op, std::vector<double> values, std::int64_t tokens, std::int64_t heads, std::int64_t dim,
+            const pe::tensor_schema& t, eval_call& c) {
   const auto n = static_cast<std::int64_t>(values.size());
-  if (n == tokens * heads * dim) {
-    x.data = values;
-  } else if (n == dim) {
-    for (size_t k = 0; k < x.data.size(); ++k) x.data[k] = values[k % static_cast<size_t>(dim)];
-  } else {
+  if (n != tokens * heads * dim && n != dim) {
     throw pe::input_error(fmt::format("--x has {} values; {} needs dim={} (one vector for all) or T*H*D={}*{}*{}={}",
                                       n, op, dim, tokens, heads, dim, tokens * heads * dim));
   }
-  return x;
+  std::vector<double> full;
+  if (n == tokens * heads * dim) full = std::move(values);
+  else c.x_row = std::move(values);
+  pe::store_input(t, {std::string(t.name), {tokens, heads, dim}, std::move(full)}, c.in);
 }
 
 // Positions for schemes with several position columns: rows separated by ';', each with one
@@ -113,27 +113,27 @@ const input_option* option_of(std::string_view name) {
   return nullptr;
 }
 
-// One input from its option: integers as a list (rows for positions), or the reals of --x as
-// [T, H, D] with T the positions' rows, H from --heads and D the spec's head dim.
-pe::op_tensor read_option(const eval_options& o, const pe::spec& s, const pe::tensor_schema& t, const pe::op_inputs& in) {
+// One input from its option into c.in: integers as a list (rows for positions), or the reals of
+// --x as [T, H, D] with T the positions' rows, H from --heads and D the spec's head dim.
+void read_option(const eval_options& o, const pe::spec& s, const pe::tensor_schema& t, eval_call& c) {
   const std::string& text = o.*(option_of(t.name)->text);
   if (t.kind != pe::element_kind::real) {
-    auto values = parse_position_rows(text, t.shape.position_rows ? in.pos_axes : 1, "--" + std::string(t.name));
+    auto values = parse_position_rows(text, t.shape.position_rows ? c.in.pos_axes : 1, "--" + std::string(t.name));
     if (t.shape.dims.empty()) {  // a scalar (role): one value
       if (values.size() != 1) throw pe::input_error(fmt::format("--{}: give one value, not {}", t.name, values.size()));
-      return {std::string(t.name), {}, std::move(values)};
+      return pe::store_input(t, {std::string(t.name), {}, std::move(values)}, c.in);
     }
-    return {std::string(t.name), {static_cast<std::int64_t>(values.size())}, std::move(values)};
+    const auto n = static_cast<std::int64_t>(values.size());
+    return pe::store_input(t, {std::string(t.name), {n}, std::move(values)}, c.in);
   }
   if (o.heads < 1 || o.heads > 4096) throw pe::input_error(fmt::format("--heads {}: use 1..4096", o.heads));
-  auto x = shape_x(o.op, parse_values(text), static_cast<std::int64_t>(in.pos.size()) / in.pos_axes, o.heads, *pe::head_dim(s));
-  return {std::string(t.name), std::move(x.shape), std::move(x.data)};
+  read_x(o.op, parse_values(text), static_cast<std::int64_t>(c.in.pos.size()) / c.in.pos_axes, o.heads, *pe::head_dim(s), t, c);
 }
 
 // The op's inputs on s: each from its option, integers before reals (x's tokens are --pos's
 // rows), each group all present before any is parsed; or all from --input where some input has
 // no option.
-pe::op_inputs read_inputs(const eval_options& o, const pe::spec& s) {
+eval_call read_inputs(const eval_options& o, const pe::spec& s) {
   const auto inputs = pe::inputs_of(o.op, s, false);
   // An option the op does not read is a mistake (--role on rope, --x on encode), not something to
   // ignore; so is an option beside --input, which gives every input.
@@ -145,76 +145,36 @@ pe::op_inputs read_inputs(const eval_options& o, const pe::spec& s) {
   }
   if (!o.input.empty() || std::any_of(inputs.begin(), inputs.end(), [](const pe::tensor_schema* t) { return !option_of(t->name); })) {
     if (o.input.empty()) throw pe::input_error(fmt::format("eval {}: --input FILE.json is required (q, k, v, positions; see --help)", o.op));
-    return read_input_file(o.input, o.op, s);
+    return {o.op, read_input_file(o.input, o.op, s), {}};
   }
-  pe::op_inputs in;
-  in.pos_axes = pe::position_axes(s);
+  eval_call c{o.op, {}, {}};
+  c.in.pos_axes = pe::position_axes(s);
   for (const bool reals : {false, true}) {
     std::vector<const pe::tensor_schema*> group;
     for (const auto* t : inputs)
       if ((t->kind == pe::element_kind::real) == reals) group.push_back(t);
     for (const auto* t : group)
       if ((o.*(option_of(t->name)->text)).empty()) throw pe::input_error(fmt::format("eval {}: {}", o.op, option_of(t->name)->needed));
-    for (const auto* t : group) pe::store_input(*t, read_option(o, s, *t, in), in);
+    for (const auto* t : group) read_option(o, s, *t, c);
   }
-  return in;
+  return c;
 }
 
-// Outputs whose size the inputs give are checked before any work is done.
-void check_printable(const std::string& op, const pe::spec& s, const pe::op_inputs& in) {
-  const auto outputs = pe::outputs_of(op, s);
-  const auto shapes = pe::output_shapes(op, s, in);
-  for (std::size_t k = 0; k < shapes.size(); ++k) {
-    if (!shapes[k]) continue;
-    std::size_t n = 1;
-    for (const auto d : *shapes[k]) n *= static_cast<std::size_t>(d);
-    if (n > max_printed_values) {
-      throw pe::input_error(fmt::format("eval: {} would have {} values; eval prints at most {}", outputs[k]->name, n, max_printed_values));
-    }
+// .npy holds one array of binary64 values ('<f8'): refused before any work for an op with several
+// outputs (inv_freq and attention_factor: small, json or csv show both) and for MPFR precisions,
+// whose digits no NumPy type keeps (rounding them to f8 would hide the precision asked for).
+void check_npy(const eval_options& o, const pe::spec& s) {
+  if (o.format != "npy") return;
+  if (o.precision != 53) {
+    throw pe::input_error(fmt::format("eval --format npy: --precision {} has no NumPy type; npy holds binary64 (--precision 53), json and csv any precision",
+                                      o.precision));
   }
-}
-
-// One label per token: its position, or its position row joined by ','.
-std::vector<std::string> token_labels(const std::vector<std::int64_t>& pos, std::int64_t axes) {
-  std::vector<std::string> out;
-  for (size_t t = 0; t + static_cast<size_t>(axes) <= pos.size(); t += static_cast<size_t>(axes)) {
-    out.push_back(fmt::format("{}", fmt::join(pos.begin() + static_cast<std::ptrdiff_t>(t),
-                                              pos.begin() + static_cast<std::ptrdiff_t>(t) + axes, ",")));
+  std::vector<std::string_view> names;
+  for (const auto* t : pe::outputs_of(o.op, s)) names.push_back(t->name);
+  if (names.size() != 1) {
+    throw pe::input_error(fmt::format("eval --format npy: {} has {} outputs ({}); a .npy file holds one array: use json or csv",
+                                      o.op, names.size(), fmt::join(names, ", ")));
   }
-  return out;
-}
-
-template <class T>
-eval_result evaluate(const eval_options& o, const pe::spec& s, const pe::op_inputs& in) {
-  eval_result r{o.op, s.text(), o.precision, {}};
-  for (auto& [name, t] : pe::run_op<T>(o.op, s, in)) {
-    if (t.data.size() > max_printed_values) {
-      throw pe::input_error(fmt::format("eval: {} has {} values; eval prints at most {}", name, t.data.size(), max_printed_values));
-    }
-    text_tensor out{name, t.shape, {}, "", {}};
-    out.data.reserve(t.data.size());
-    for (const auto& v : t.data) out.data.push_back(pe::to_decimal(v));
-    if (o.op == "encode") {
-      out.row_title = "pos";
-      out.row_labels = token_labels(in.pos, in.pos_axes);
-    } else if (o.op == "rotate") {
-      out.row_title = "pos/head";
-      for (const auto& p : token_labels(in.pos, in.pos_axes))
-        for (std::int64_t h = 0; h < o.heads; ++h) out.row_labels.push_back(fmt::format("{}/{}", p, h));
-    } else if (o.op == "matrix") {
-      out.row_title = "row";
-    } else if (o.op == "attend") {
-      out.row_title = "query/head";
-      for (std::int64_t i = 0; i < t.shape[0]; ++i)
-        for (std::int64_t h = 0; h < t.shape[1]; ++h) out.row_labels.push_back(fmt::format("{}/{}", i, h));
-    } else if (o.op == "bias") {
-      out.row_title = "head/q";
-      for (std::int64_t h = 0; h < t.shape[0]; ++h)
-        for (const auto q : in.qpos) out.row_labels.push_back(fmt::format("{}/{}", h, q));
-    }
-    r.outputs.push_back(std::move(out));
-  }
-  return r;
 }
 
 int run_eval(const eval_options& o) {
@@ -226,20 +186,31 @@ int run_eval(const eval_options& o) {
   if (std::find(ops.begin(), ops.end(), o.op) == ops.end()) {
     throw pe::spec_error(fmt::format("{}: op '{}' is not supported (ops: {})", s.scheme(), o.op, fmt::join(ops, ", ")));
   }
-  const pe::op_inputs in = read_inputs(o, s);
-  check_printable(o.op, s, in);
-  eval_result r;
+  check_npy(o, s);
+  const eval_call c = read_inputs(o, s);
+  const std::size_t limit = value_limit(o.format, o.op);
+  check_sizes(c, s, limit);
+  // Opened before the work, so that an unwritable --output fails at once.
+  output_target target(o.output);
+  const auto writer = make_writer(o.format, {o.op, s.text(), o.precision}, target);
   if (o.precision == 53) {
-    r = evaluate<double>(o, s, in);
+    stream_eval<double>(c, s, limit, o.chunk_tokens, o.precision, *writer);
   } else {
     pe::mp_precision scope(o.precision);
-    r = evaluate<pe::mp_real>(o, s, in);
+    stream_eval<pe::mp_real>(c, s, limit, o.chunk_tokens, o.precision, *writer);
   }
-  // The whole output is formed before anything is printed: an error never leaves half a table.
-  const std::string text = o.format == "json" ? format_json(r) : o.format == "csv" ? format_csv(r) : format_table(r);
-  fmt::print("{}", text);
+  target.commit();
   return 0;
 }
+
+// The size rules and what a failure leaves, for --help (README.md's eval section says the same).
+constexpr const char* eval_footer =
+    "Sizes: the table, and ops other than encode and rotate, hold the whole result and print at most 4194304 (2^22) "
+    "values. csv, json and npy stream encode and rotate: computed, written and freed in chunks of about 16 MiB, so "
+    "memory stays bounded (about 100 MB for 1M positions x 128 values) up to 2147483648 (2^31) values. Sizes the "
+    "inputs give are refused before any work. On stdout a result over 16 MiB is written as it is computed: an error "
+    "mid-way leaves a partial stream and a non-zero exit; --output FILE appears only when complete. npy writes one "
+    "binary64 array ('<f8'). On a terminal, a progress line shows on stderr after a second.";
 
 }  // namespace
 
@@ -262,7 +233,12 @@ std::function<int()> add_eval_command(CLI::App& app) {
                   "attend's inputs as JSON: {\"q\": {\"shape\": [T,H,D], \"data\": [...]}, \"k\", \"v\", \"qpos\", "
                   "\"kpos\", \"causal\"}; absolute encodings take \"x\", \"wq\", \"wk\", \"wv\", \"heads\" instead of q, k, v");
   cmd->add_option("--precision", o->precision, "bits: 53 = binary64 (default); 64 and more = MPFR");
-  cmd->add_option("--format", o->format, "table (default), json or csv")->check(CLI::IsMember({"table", "json", "csv"}));
+  cmd->add_option("--format", o->format, "table (default), json, csv or npy (NumPy .npy, binary64; see Sizes below)")
+      ->check(CLI::IsMember({"table", "json", "csv", "npy"}));
+  cmd->add_option("--output", o->output, "write to FILE (whole or not at all: a temporary file beside it, renamed when done)");
+  // Tests compare chunked with one-chunk output; not for users, so not in --help.
+  cmd->add_option("--chunk-tokens", o->chunk_tokens, "tokens per chunk for encode and rotate")->group("");
+  cmd->footer(eval_footer);
   return [o] { return run_eval(*o); };
 }
 

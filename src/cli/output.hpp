@@ -1,30 +1,58 @@
-// Formatting of op results as a table, JSON or CSV; decimal text for every scalar.
+// Formatting of op results as a table, JSON, CSV or .npy, written as the rows arrive.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "cli/value_block.hpp"
+
 namespace pecheck {
 
-// An op's output already turned into decimal strings (so one printer serves every precision),
-// with a label for each row of its last axis (positions, position/head pairs, or indices).
-struct text_tensor {
+class output_target;
+
+// An output as the printers see it: name, full shape, and a label for each row of its last axis.
+struct output_head {
   std::string name;
   std::vector<std::int64_t> shape;
-  std::vector<std::string> data;
-  std::string row_title;                // "pos", "pos/head", "row", or "" for one unlabelled row
-  std::vector<std::string> row_labels;  // one per row of shape[-1] values
+  std::string row_title;  // "pos", "pos/head", "row", or "" for one unlabelled row
+  // Appends row r's label (positions, position/head pairs); empty: the row's index.
+  std::function<void(std::string&, std::int64_t)> append_label;
 };
 
-struct eval_result {
+// What every printed result names first.
+struct eval_head {
   std::string op;
   std::string spec;  // canonical text
   unsigned precision_bits;
-  std::vector<text_tensor> outputs;
 };
 
-std::string format_table(const eval_result& r);
-std::string format_json(const eval_result& r);
-std::string format_csv(const eval_result& r);
+// Receives an eval result output by output, each as consecutive blocks of whole rows, and writes
+// it to the target in its format. The text ones stream (csv, json), so do the bytes of .npy; the
+// table needs every value's width first and so holds the whole result until finish().
+class result_writer {
+ public:
+  virtual ~result_writer() = default;
+  virtual void begin_output(const output_head& h) = 0;
+  // The next rows of the current output, starting at row first_row.
+  virtual void write_rows(std::int64_t first_row, const value_block& values) = 0;
+  virtual void end_output() = 0;
+  virtual void finish() = 0;
+};
+
+// format: table, json, csv or npy (one binary64 output; eval checks that before computing).
+std::unique_ptr<result_writer> make_writer(const std::string& format, const eval_head& h, output_target& out);
+
+// The writers of each format (output.cpp, text_writers.cpp, npy_writer.cpp), and what they share:
+// the values per row (a scalar is one row of one value) and row r's label.
+std::unique_ptr<result_writer> make_csv_writer(output_target& out);
+std::unique_ptr<result_writer> make_json_writer(const eval_head& h, output_target& out);
+std::unique_ptr<result_writer> make_npy_writer(output_target& out);
+std::int64_t columns(const output_head& h);
+void append_label(std::string& out, const output_head& h, std::int64_t row);
+
+// Whether a format streams (holds one block at a time) rather than holding the whole result.
+bool format_streams(const std::string& format);
 
 }  // namespace pecheck

@@ -1,45 +1,18 @@
 // Tests for src/cli: runs the pecheck binary and checks its output, exit codes and one-line errors word for word.
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
+#include "support/run_pecheck.hpp"
+
 namespace {
 
-struct result {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-// Runs `pecheck ARGS` through the shell; ARGS is quoted by the caller.
-result run(const std::string& args) {
-  // One stderr file per process and call: ctest runs the cases of this file in parallel.
-  static int calls = 0;
-  const std::string err_file = ::testing::TempDir() + "pecheck_cli_stderr_" + std::to_string(getpid()) + "_" +
-                               std::to_string(++calls) + ".txt";
-  const std::string cmd = std::string(PECHECK_BINARY) + " " + args + " 2>" + err_file;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  std::stringstream err;
-  {
-    std::ifstream in(err_file);
-    err << in.rdbuf();
-  }
-  std::remove(err_file.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out, err.str()};
-}
+using pecheck_test::run;
 
 TEST(cli_eval, the_cat_sat_table_as_json_to_full_double_precision) {
   const auto r = run("eval encode 'sinusoidal(dim=4)' --pos 0:3 --format json");
@@ -189,10 +162,7 @@ TEST(cli_eval, accepts_the_json_twin_of_a_spec) {
   EXPECT_EQ(r.out, "pos,pe[0],pe[1],pe[2]\n5,1,0,1\n");
 }
 
-struct bad_call {
-  const char* args;
-  const char* message;
-};
+using pecheck_test::bad_call;
 
 // Bad input: one line on stderr naming what and where, exit 2, and nothing on stdout.
 const bad_call bad_calls[] = {
@@ -212,18 +182,19 @@ const bad_call bad_calls[] = {
     {"eval encode 'sinusoidal(dim=4)'", "pecheck: eval encode: --pos is required (e.g. --pos 0:3)\n"},
     {"eval encode 'sinusoidal(dim=4)' --pos=-1:9223372036854775807",
      "pecheck: --pos '-1:9223372036854775807': more than 10000000 positions\n"},
+    // encode's width is known after its first token: the rest is refused before it is computed.
     {"eval encode 'none(dim=1048576)' --pos 0:1000",
-     "pecheck: an output of shape [1000, 1048576] is larger than the limit of 268435456 values at this precision\n"},
+     "pecheck: eval: pe would have 1048576000 values; eval prints at most 4194304\n"},
     {"eval matrix 'rope(dim=4096)' --pos 1 --precision 4096",
      "pecheck: an output of shape [4096, 4096] is larger than the limit of 3834792 values at this precision\n"},
     {"eval encode 'none(dim=1048576)' --pos 0:5",
-     "pecheck: eval: pe has 5242880 values; eval prints at most 4194304\n"},
+     "pecheck: eval: pe would have 5242880 values; eval prints at most 4194304\n"},
     // y's shape follows from x (the op table's rule), so it is refused before any rotation is done.
     {"eval rotate 'rope(dim=4)' --pos 0:1048577 --x 1,2,3,4",
      "pecheck: eval: y would have 4194308 values; eval prints at most 4194304\n"},
     {"eval encode 'sinusoidal(dim=4)' --pos 0 --precision 24", "pecheck: --precision 24: use 53 (binary64) or 64..65536 (MPFR)\n"},
     {"eval encode 'sinusoidal(dim=4)' --pos 0 --format xml",
-     "pecheck: --format: xml not in {table,json,csv}\n"},
+     "pecheck: --format: xml not in {table,json,csv,npy}\n"},
     {"eval encode 'sinusoidal(dim=4)' --pos 0 --bogus", "pecheck: The following argument was not expected: --bogus\n"},
     {"eval rotate 'sinusoidal(dim=4)' --pos 0", "pecheck: sinusoidal: op 'rotate' is not supported (ops: encode, attend)\n"},
     {"eval bucket 'sinusoidal(dim=4)' --pos 0", "pecheck: sinusoidal: op 'bucket' is not supported (ops: encode, attend)\n"},
@@ -255,14 +226,7 @@ const bad_call bad_calls[] = {
     {"frobnicate", "pecheck: unknown command 'frobnicate' (commands: list, eval, check, golden, gate)\n"},
 };
 
-TEST(cli_errors, one_line_exit_2_nothing_on_stdout) {
-  for (const auto& b : bad_calls) {
-    const auto r = run(b.args);
-    EXPECT_EQ(r.exit_code, 2) << b.args;
-    EXPECT_EQ(r.err, b.message) << b.args;
-    EXPECT_EQ(r.out, "") << b.args;
-  }
-}
+TEST(cli_errors, one_line_exit_2_nothing_on_stdout) { pecheck_test::expect_one_line_errors(bad_calls); }
 
 // --tolerance takes the angle coefficient C itself, and the report says which was used.
 TEST(cli_gate, an_explicit_tolerance_coefficient) {

@@ -1,0 +1,173 @@
+// The chunked and the whole runs of eval (see eval_stream.hpp), with each output's row labels.
+#include "cli/eval_stream.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "cli/progress.hpp"
+#include "pe/error.hpp"
+#include "pe/mp.hpp"
+#include "pe/op_chunks.hpp"
+#include "pe/op_schema.hpp"
+#include "pe/op_shapes.hpp"
+
+namespace pecheck {
+namespace {
+
+// A result held whole (the table, which aligns every value to the widest, and ops that do not
+// split by token, which compute their output in one piece) is capped at 2^22 values: as decimal
+// strings that is ~100 MB at binary64 and more at MPFR precisions (up to ~20000 digits a value).
+constexpr std::size_t held_values = std::size_t{1} << 22;
+// A streamed output holds one chunk at a time, so memory does not limit it; the cap only refuses
+// at once what no one means to write: 2^31 values are 16 GiB of .npy and ~50 GB of CSV or JSON
+// at binary64 (hours of work), and a typo in --pos or --heads usually lands far beyond it.
+constexpr std::size_t streamed_values = std::size_t{1} << 31;
+// A chunk's values and their text, roughly: chunk_bytes / bytes_per_value values.
+constexpr std::size_t chunk_bytes = std::size_t{16} << 20;
+
+// The element count of shape, saturating (T * H * D of options can overflow 64 bits).
+std::size_t values_in(const std::vector<std::int64_t>& shape) {
+  std::size_t n = 1;
+  for (const auto d : shape) {
+    const auto u = static_cast<std::size_t>(std::max<std::int64_t>(d, 0));
+    n = u != 0 && n > std::numeric_limits<std::size_t>::max() / u ? std::numeric_limits<std::size_t>::max() : n * u;
+  }
+  return n;
+}
+
+void refuse_beyond(std::string_view name, std::size_t n, std::size_t limit, const char* verb) {
+  if (n > limit) throw pe::input_error(fmt::format("eval: {} {} {} values; eval prints at most {}", name, verb, n, limit));
+}
+
+// Memory per value while a chunk is alive: the value (an MPFR number: bits/8 bytes of limbs and
+// its struct) and its decimal text (bits * log10(2) < bits/3 digits, plus sign, point, exponent
+// and separators). bits/2 + 64 bounds both together.
+std::size_t bytes_per_value(unsigned bits) { return bits / 2 + 64; }
+
+value_block block_of(pe::tensor<double>&& t) { return {std::move(t.data), {}}; }
+value_block block_of(pe::tensor<pe::mp_real>&& t) {
+  value_block b;
+  b.decimals.reserve(t.data.size());
+  for (const auto& v : t.data) b.decimals.push_back(pe::to_decimal(v));
+  return b;
+}
+
+// Token t's label: its position, or its position row joined by ','.
+void append_token(std::string& out, const pe::op_inputs& in, std::int64_t t) {
+  const auto row = in.pos.begin() + t * in.pos_axes;
+  fmt::format_to(std::back_inserter(out), "{}", fmt::join(row, row + in.pos_axes, ","));
+}
+
+// The printers' view of output `name` of shape `shape`: its row title and row labels.
+output_head head_of(const eval_call& c, const std::string& name, const std::vector<std::int64_t>& shape) {
+  output_head h{name, shape, "", {}};
+  const pe::op_inputs& in = c.in;
+  if (c.op == "encode") {
+    h.row_title = "pos";
+    h.append_label = [&in](std::string& out, std::int64_t r) { append_token(out, in, r); };
+  } else if (c.op == "rotate") {
+    h.row_title = "pos/head";
+    const std::int64_t heads = in.x.shape.at(1);
+    h.append_label = [&in, heads](std::string& out, std::int64_t r) {
+      append_token(out, in, r / heads);
+      fmt::format_to(std::back_inserter(out), "/{}", r % heads);
+    };
+  } else if (c.op == "matrix") {
+    h.row_title = "row";
+  } else if (c.op == "attend") {
+    h.row_title = "query/head";
+    const std::int64_t heads = shape.at(1);
+    h.append_label = [heads](std::string& out, std::int64_t r) { fmt::format_to(std::back_inserter(out), "{}/{}", r / heads, r % heads); };
+  } else if (c.op == "bias") {
+    h.row_title = "head/q";
+    const auto queries = static_cast<std::int64_t>(in.qpos.size());
+    h.append_label = [&in, queries](std::string& out, std::int64_t r) {
+      fmt::format_to(std::back_inserter(out), "{}/{}", r / queries, in.qpos[static_cast<std::size_t>(r % queries)]);
+    };
+  }
+  return h;
+}
+
+// Tokens [first, first + count) of the call, x expanded where --x gave one vector.
+pe::op_inputs part_of(const eval_call& c, std::int64_t first, std::int64_t count) {
+  auto part = pe::token_range(c.in, first, count);
+  if (!c.x_row.empty()) part.x = broadcast_x(c.x_row, count, c.in.x.shape.at(1));
+  return part;
+}
+
+template <class T>
+void run_whole(const eval_call& c, const pe::spec& s, std::size_t limit, result_writer& w) {
+  auto outputs = c.x_row.empty() ? pe::run_op<T>(c.op, s, c.in) : pe::run_op<T>(c.op, s, part_of(c, 0, pe::token_count(c.in)));
+  for (const auto& [name, t] : outputs) refuse_beyond(name, t.data.size(), limit, "has");
+  for (auto& [name, t] : outputs) {
+    w.begin_output(head_of(c, name, t.shape));
+    w.write_rows(0, block_of(std::move(t)));
+    w.end_output();
+  }
+}
+
+template <class T>
+void run_chunked(const eval_call& c, const pe::spec& s, std::size_t limit, std::int64_t chunk_tokens, unsigned bits, result_writer& w) {
+  const std::int64_t tokens = pe::token_count(c.in), seq_len = pe::call_seq_len(c.in.pos);
+  progress_line progress(tokens, "positions");
+  // Without chunk_tokens the first chunk is one token: its width sizes the chunks (and checks an
+  // output whose shape only the op knows) before the rest is computed.
+  std::int64_t step = chunk_tokens > 0 ? chunk_tokens : 1, rows_per_token = 0;
+  output_head head;
+  for (std::int64_t first = 0; first < tokens;) {
+    const std::int64_t count = std::min(step, tokens - first);
+    auto outputs = pe::run_op_tokens<T>(c.op, s, part_of(c, first, count), seq_len);
+    auto& [name, t] = outputs.at(0);
+    if (first == 0) {
+      const std::int64_t per_token = static_cast<std::int64_t>(t.data.size()) / count;
+      std::vector<std::int64_t> shape = t.shape;
+      shape.at(0) = tokens;
+      refuse_beyond(name, values_in(shape), limit, "would have");
+      head = head_of(c, name, shape);
+      rows_per_token = columns(head) > 0 ? per_token / columns(head) : 0;
+      if (chunk_tokens <= 0) {
+        step = std::max<std::int64_t>(1, static_cast<std::int64_t>(chunk_bytes / bytes_per_value(bits)) / std::max<std::int64_t>(per_token, 1));
+      }
+      w.begin_output(head);
+    }
+    w.write_rows(first * rows_per_token, block_of(std::move(t)));
+    first += count;
+    progress.update(first);
+  }
+  w.end_output();
+}
+
+}  // namespace
+
+pe::tensor<double> broadcast_x(const std::vector<double>& x_row, std::int64_t tokens, std::int64_t heads) {
+  pe::tensor<double> x({tokens, heads, static_cast<std::int64_t>(x_row.size())});
+  for (std::size_t k = 0; k < x.data.size(); ++k) x.data[k] = x_row[k % x_row.size()];
+  return x;
+}
+
+std::size_t value_limit(const std::string& format, std::string_view op) {
+  return format_streams(format) && pe::splits_by_token(op) ? streamed_values : held_values;
+}
+
+void check_sizes(const eval_call& c, const pe::spec& s, std::size_t limit) {
+  const auto outputs = pe::outputs_of(c.op, s);
+  const auto shapes = pe::output_shapes(c.op, s, c.in);
+  for (std::size_t k = 0; k < shapes.size(); ++k)
+    if (shapes[k]) refuse_beyond(outputs[k]->name, values_in(*shapes[k]), limit, "would have");
+}
+
+template <class T>
+void stream_eval(const eval_call& c, const pe::spec& s, std::size_t limit, std::int64_t chunk_tokens, unsigned precision_bits,
+                 result_writer& w) {
+  if (pe::splits_by_token(c.op) && pe::token_count(c.in) > 0) run_chunked<T>(c, s, limit, chunk_tokens, precision_bits, w);
+  else run_whole<T>(c, s, limit, w);
+  w.finish();
+}
+
+template void stream_eval<double>(const eval_call&, const pe::spec&, std::size_t, std::int64_t, unsigned, result_writer&);
+template void stream_eval<pe::mp_real>(const eval_call&, const pe::spec&, std::size_t, std::int64_t, unsigned, result_writer&);
+
+}  // namespace pecheck
