@@ -8,7 +8,7 @@ namespace pecheck {
 
 // Errors are input_errors "FLAG: cannot write PATH[: why]". Until commit() the path is untouched
 // and the temporary (PATH.tmp.PID: unique per process, as runs may overlap) is removed on the
-// way out, so a failure mid-way leaves nothing behind.
+// way out, or by SIGINT, SIGTERM or SIGHUP, so a failure mid-way leaves nothing behind.
 class atomic_file {
  public:
   atomic_file(std::string path, const char* flag);

@@ -105,6 +105,19 @@ TEST(eval_stream, a_failure_mid_way_leaves_the_output_file_untouched) {
   std::filesystem::remove_all(dir);
 }
 
+// Ending a long --output by a signal (Ctrl-C's SIGINT; here SIGTERM, as a background job of sh
+// ignores SIGINT) once the temporary is being written, during seconds of CSV, leaves no temporary:
+// the directory stays empty (the job finishing first would leave y.csv and fail too).
+TEST(eval_stream, an_interrupted_output_file_leaves_nothing) {
+  const std::string dir = fresh_dir("output_interrupted");
+  const auto r = run("eval rotate 'rope(dim=2)' --pos 0:10000000 --x 1,0 --format csv --output " + dir +
+                     "/y.csv & pid=$!; for i in $(seq 100); do ls " + dir + "/y.csv.tmp.* > /dev/null 2>&1 && break; sleep 0.1; done; "
+                     "sleep 0.2; kill -TERM $pid; wait $pid; echo $?");
+  EXPECT_EQ(r.out, "143\n") << r.err;
+  EXPECT_EQ(files_in(dir), std::vector<std::string>{});
+  std::filesystem::remove_all(dir);
+}
+
 // On stdout a result over one 16 MiB block streams: a failure after the first block leaves
 // what was written and exits non-zero (README and --help say so). 9000 x 1024 bits as "0,"/"1,"
 // are ~18 MB; position -1 comes last.
