@@ -43,9 +43,11 @@ foreach(entry ${plugin_faults})
                                            --spec "rope(dim=64)" --timeout-ms ${timeout} ${fault_golden})
   set_tests_properties(gate.fault_${name} PROPERTIES LABELS gate)
 endforeach()
-# A plugin that hangs on one position: each hung call costs one deadline, and nothing outlives the gate.
+# A plugin that hangs on one position: each hung call costs one deadline (the short one of the hang
+# tests, tests/CMakeLists.txt), and nothing outlives the gate.
 add_test(NAME gate.fault_hang_leaves_no_process COMMAND ${fault_runner} $<TARGET_FILE:pecheck> impl $<TARGET_FILE:mutant_hang> 1 60
-                                                        "timed out: no answer within 1000 ms" --spec "rope(dim=64)" --timeout-ms 1000 ${fault_golden})
+                                                        "timed out: no answer within ${plugin_hang_timeout_ms} ms" --spec "rope(dim=64)"
+                                                        --timeout-ms ${plugin_hang_timeout_ms} ${fault_golden})
 set_tests_properties(gate.fault_hang_leaves_no_process PROPERTIES LABELS gate)
 
 set(faulty_wire "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/faulty_wire.py")
@@ -81,7 +83,7 @@ endforeach()
 add_test(NAME gate.fault_wire_hang_leaves_no_process
          COMMAND ${fault_runner} $<TARGET_FILE:pecheck> impl-cmd "/usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/mutants/wire_mutants.py hangs" 1 60
                  "timed out: no answer within 1000 ms" --spec "rope(dim=32)" --timeout-ms 1000 ${fault_golden})
-set_tests_properties(gate.fault_wire_hang_leaves_no_process PROPERTIES LABELS gate)
+set_tests_properties(gate.fault_wire_hang_leaves_no_process PROPERTIES LABELS "gate;slow")  # 20 deadlines and restarts
 # A gate stopped by SIGTERM in the middle of a call takes the implementation's group along (the
 # shell, the process under it and its spinning child, none of which reads stdin), not just its own child.
 add_test(NAME gate.fault_gate_terminated_leaves_no_process
