@@ -173,7 +173,7 @@ rc::Gen<std::string> gen_mrope_spec() {
 }
 
 rc::Gen<std::string> gen_alibi_spec(bool causal) {
-  return rc::gen::map(weightedOneOf<std::int64_t>({{2, element<std::int64_t>(8, 12, 16, 32, 40, 64, 1, 6)}, {1, inRange<std::int64_t>(1, 97)}}),
+  return rc::gen::map(weightedOneOf<std::int64_t>({{2, element<std::int64_t>(1, 6, 8, 12, 16, 32, 40, 64)}, {1, inRange<std::int64_t>(1, 97)}}),
                       [causal](std::int64_t h) { return fmt::format("alibi(heads={}, causal={})", h, causal); });
 }
 

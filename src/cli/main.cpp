@@ -13,10 +13,15 @@
 
 #include "cli/commands.hpp"
 #include "pe/error.hpp"
+#include "pe/parallel.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"pecheck: verification suite for transformer positional encodings"};
   app.require_subcommand(1);
+  // --threads may come before or after the command's name (fallthrough: the commands pass it up).
+  int threads = 0;
+  app.add_option("--threads", threads, "threads for the fast binary64 paths (default: the core count)")->check(CLI::Range(1, 1024));
+  app.fallthrough();
   std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
   for (auto add : {pecheck::add_list_command, pecheck::add_eval_command, pecheck::add_check_command, pecheck::add_golden_command, pecheck::add_gate_command}) {
     auto run = add(app);
@@ -52,6 +57,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "pecheck: {}\n", e.what());
     return 2;
   }
+  if (threads > 0) pe::set_worker_threads(threads);
   try {
     for (const auto& [sub, run] : commands) {
       if (!sub->parsed()) continue;

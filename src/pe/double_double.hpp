@@ -2,16 +2,18 @@
 #pragma once
 #include <cmath>
 
-namespace pe {
+#include "pe/dd.hpp"
 
-// hi + lo with |lo| <= ulp(hi)/2 (normalized), about 106 bits. Bounds below are relative to the
-// exact result, u = 2^-53, from Joldes, Muller & Popescu, "Tight and rigorous error bounds for
-// basic building blocks of double-word arithmetic", ACM TOMS 44(2), 2017 (algorithm numbers
-// theirs); they hold while nothing underflows or overflows (callers keep magnitudes within
-// 2^-900 .. 2^900, proofs/precision.fast_rotate.md).
-struct dd {
-  double hi = 0, lo = 0;
-};
+// Included only by the fast kernels' files (fast_kernels_body.hpp), each compiled for one
+// flavour: with FMA instructions, or with Dekker's product (PE_FORCE_DEKKER). Everything here
+// has internal linkage (an unnamed namespace), so the two flavours never share a definition.
+namespace pe {
+namespace {
+
+// Bounds below are relative to the exact result, u = 2^-53, from Joldes, Muller & Popescu,
+// "Tight and rigorous error bounds for basic building blocks of double-word arithmetic", ACM
+// TOMS 44(2), 2017 (algorithm numbers theirs); they hold while nothing underflows or overflows
+// (callers keep magnitudes within 2^-900 .. 2^900, proofs/precision.fast_rotate.md).
 
 // a + b exactly (Knuth's TwoSum).
 inline dd two_sum(double a, double b) {
@@ -23,12 +25,12 @@ inline dd fast_two_sum(double a, double b) {
   const double s = a + b;
   return {s, b - (s - a)};
 }
-// Whether the compiler emits FMA instructions for std::fma. Without them (the x86-64 baseline)
-// std::fma is a library call, several times slower than the few operations below replace it with.
-#if defined(__FMA__) || defined(__aarch64__)
-inline constexpr bool hardware_fma = true;
+// Whether std::fma is an instruction here. Without one (the x86-64 baseline) it is a library
+// call, several times slower than the few operations below that replace it.
+#if (defined(__FMA__) || defined(__aarch64__)) && !defined(PE_FORCE_DEKKER)
+constexpr bool hardware_fma = true;
 #else
-inline constexpr bool hardware_fma = false;
+constexpr bool hardware_fma = false;
 #endif
 
 // A double with Veltkamp's split: value = high + low exactly, each of at most 26 significant
@@ -65,7 +67,6 @@ inline dd add(dd x, double y) {
   const dd s = two_sum(x.hi, y);
   return fast_two_sum(s.hi, x.lo + s.lo);
 }
-inline dd operator-(dd x) { return {-x.hi, -x.lo}; }
 // x * y for a double y, relative error <= 3u^2 (DWTimesFP3, algorithm 9, proven 2u^2 with
 // FMA; without it the product x.lo y rounds once more, at most u^2 |x y|).
 inline dd mul(dd x, double y) {
@@ -80,4 +81,5 @@ inline dd mul(dd x, dd y) {
   return fast_two_sum(c.hi, c.lo + t);
 }
 
+}  // namespace
 }  // namespace pe

@@ -27,6 +27,14 @@ struct op_inputs {
   attend_inputs attend;                  // attend: q, k, v (or x and projections), positions, mask
 };
 
+// An op's one output, moved into the list (a braced list would copy the tensor: its elements are const).
+template <class T>
+std::vector<named_tensor<T>> single_output(std::string name, tensor<T>&& value) {
+  std::vector<named_tensor<T>> out;
+  out.push_back({std::move(name), std::move(value)});
+  return out;
+}
+
 // The role rotate was given: none (-1), query (0) or key (1).
 inline std::optional<rotation_role> role_of(const op_inputs& in) {
   if (in.role == -1) return std::nullopt;
@@ -39,11 +47,11 @@ inline std::optional<rotation_role> role_of(const op_inputs& in) {
 template <class T>
 std::vector<named_tensor<T>> rotary_op(std::string_view op, const spec& s, const op_inputs& in) {
   if (op == "inv_freq") return plan_inv_freq<T>(rotation_plan_of(s, std::nullopt));
-  if (op == "rotate") return {{"y", rotate_pairs<T>(rotation_plan_of(s, call_seq_len(in.pos)), in.x, in.pos, role_of(in))}};
+  if (op == "rotate") return single_output<T>("y", rotate_pairs<T>(rotation_plan_of(s, call_seq_len(in.pos)), in.x, in.pos, role_of(in)));
   if (static_cast<std::int64_t>(in.pos.size()) != in.pos_axes) {
     throw input_error(fmt::format("{}: op 'matrix' takes one position, not {}", s.scheme(), in.pos.size() / in.pos_axes));
   }
-  return {{"R", rotation_matrix<T>(rotation_plan_of(s, call_seq_len(in.pos)), in.pos)}};
+  return single_output<T>("R", rotation_matrix<T>(rotation_plan_of(s, call_seq_len(in.pos)), in.pos));
 }
 
 // Runs `op` of the reference and names its outputs: encode -> pe; inv_freq -> inv_freq and
@@ -56,21 +64,21 @@ std::vector<named_tensor<T>> run_op(std::string_view op, const spec& s, const op
     throw spec_error(fmt::format("{}: op '{}' is not supported (ops: {})", s.scheme(), op, fmt::join(ops, ", ")));
   }
   const auto& b = behaviour_of(s);
-  if (op == "encode") return {{"pe", encode<T>(s, in.pos)}};
+  if (op == "encode") return single_output<T>("pe", encode<T>(s, in.pos));
   if (op == "attend") {
     // attend computes in MPFR: it is instantiated for binary64, binary32 and MPFR outputs.
     if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float> || std::is_same_v<T, mp_real>) {
-      return {{"out", attend<T>(s, in.attend)}};
+      return single_output<T>("out", attend<T>(s, in.attend));
     } else {
       throw spec_error(fmt::format("op 'attend' stores f64, f32 or MPFR outputs, not {}", scalar_name<T>()));
     }
   }
-  if (op == "bias") return {{"bias", b.bias.template at<T>()(s, in.qpos, in.kpos)}};
-  if (op == "scale") return {{"scale", b.scale.template at<T>()(s, in.pos)}};
+  if (op == "bias") return single_output<T>("bias", b.bias.template at<T>()(s, in.qpos, in.kpos));
+  if (op == "scale") return single_output<T>("scale", b.scale.template at<T>()(s, in.pos));
   if (op == "bucket") {
     tensor<T> out({static_cast<std::int64_t>(in.rel.size())});
     for (size_t k = 0; k < in.rel.size(); ++k) out.data[k] = store_integer<T>(b.bucket(s, in.rel[k]));
-    return {{"bucket", std::move(out)}};
+    return single_output<T>("bucket", std::move(out));
   }
   // The rotary ops (registration guarantees the plan hook for each).
   if (!in.pos.empty() && in.pos_axes != position_axes(s)) {

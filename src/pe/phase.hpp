@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "pe/frequency_cache.hpp"
 #include "pe/mp.hpp"
 
 namespace pe {
@@ -91,6 +93,30 @@ mp_real omega_with_fraction_bits(const Freq& f, int i, unsigned bits) {
   return f.template omega<mp_real>(i);
 }
 
+// What a table is cached under: its kind, the law's key, the pair count and the bits.
+template <class Freq>
+std::string frequency_table_key(const char* kind, const Freq& f, int n, unsigned bits) {
+  return std::string(kind) + "|" + f.cache_key() + "|" + std::to_string(n) + "|" + std::to_string(bits);
+}
+
+// compute() for a law without a key; for one with a key, its value computed once per process.
+template <class V, class Freq, class Compute>
+V cached_for_law(const char* kind, const Freq& f, int n, unsigned bits, const Compute& compute) {
+  if constexpr (keyed_frequency_law<Freq>) return *cached<V>(frequency_table_key(kind, f, n, bits), compute);
+  else return compute();
+}
+
+// omega_with_fraction_bits(f, i, bits) for every i < n (cached per law).
+template <class Freq>
+std::vector<mp_real> omegas_with_fraction_bits(const Freq& f, int n, unsigned bits) {
+  return cached_for_law<std::vector<mp_real>>("omegas", f, n, bits, [&] {
+    std::vector<mp_real> out;
+    out.reserve(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) out.push_back(omega_with_fraction_bits(f, i, bits));
+    return out;
+  });
+}
+
 // sin and cos of p * omega in MPFR at omega's precision + 64 bits (p has at most 64).
 std::pair<mp_real, mp_real> sin_cos_of_product(std::int64_t p, const mp_real& omega);
 
@@ -105,25 +131,28 @@ class phase_table<double> {
   // f must outlive the table (the wide frequencies are evaluated from it on first use).
   template <class Freq>
   phase_table(const Freq& f, int n)
-      : wide_(static_cast<std::size_t>(n)), wide_omega_([&f](int i) { return omega_with_fraction_bits(f, i, wide_result_bits + 128); }) {
-    turns_.reserve(n);
-    for (int i = 0; i < n; ++i) turns_.push_back(fraction_of_turn(omega_with_fraction_bits(f, i, 320)));
-  }
+      : turns_(cached_for_law<std::vector<turn_fraction>>("turns", f, n, 320,
+                                                          [&] {
+                                                            std::vector<turn_fraction> out;
+                                                            for (int i = 0; i < n; ++i) out.push_back(fraction_of_turn(omega_with_fraction_bits(f, i, 320)));
+                                                            return out;
+                                                          })),
+        wide_omega_([&f, n] { return omegas_with_fraction_bits(f, n, wide_result_bits + 128); }) {}
   std::pair<double, double> sin_cos(std::int64_t p, int i) const { return sin_cos_turns(p, turns_[i]); }
   const turn_fraction& turns(int i) const { return turns_[i]; }
+  const std::vector<turn_fraction>& all_turns() const { return turns_; }
   // At wide_result_bits + 128 bits and more: for rotations whose c x_a - s x_b may cancel. The
-  // frequency is evaluated on first use (binary64 rotate's fast path and encode rarely need it);
-  // not thread-safe.
+  // frequencies are evaluated on first use (binary64 rotate's fast path and encode rarely need
+  // them); not thread-safe.
   std::pair<mp_real, mp_real> sin_cos_wide(std::int64_t p, int i) const {
-    auto& omega = wide_[static_cast<std::size_t>(i)];
-    if (!omega) omega = wide_omega_(i);
-    return sin_cos_of_product(p, *omega);
+    if (!wide_) wide_ = wide_omega_();
+    return sin_cos_of_product(p, (*wide_)[static_cast<std::size_t>(i)]);
   }
 
  private:
   std::vector<turn_fraction> turns_;
-  mutable std::vector<std::optional<mp_real>> wide_;
-  std::function<mp_real(int)> wide_omega_;
+  mutable std::optional<std::vector<mp_real>> wide_;
+  std::function<std::vector<mp_real>()> wide_omega_;
 };
 
 // Guard bits of the MPFR path: |p| < 2^63 magnifies omega's relative error by up to 2^63,
@@ -135,10 +164,7 @@ template <>
 class phase_table<mp_real> {
  public:
   template <class Freq>
-  phase_table(const Freq& f, int n) {
-    omega_.reserve(n);
-    for (int i = 0; i < n; ++i) omega_.push_back(omega_with_fraction_bits(f, i, mp_output_bits() + mp_phase_guard_bits));
-  }
+  phase_table(const Freq& f, int n) : omega_(omegas_with_fraction_bits(f, n, mp_output_bits() + mp_phase_guard_bits)) {}
   std::pair<mp_real, mp_real> sin_cos(std::int64_t p, int i) const;  // rounded to output bits
   std::pair<mp_real, mp_real> sin_cos_wide(std::int64_t p, int i) const { return sin_cos_of_product(p, omega_[i]); }
 

@@ -75,6 +75,9 @@ using bias_signature = tensor<T>(const spec&, std::span<const std::int64_t>, std
 // The frequency law of a rotation plan: RoPE's (every scaling; mrope uses it too) or the axial one.
 struct plan_frequencies {
   std::variant<rope_frequencies, axial_frequencies> law;
+  std::string cache_key() const {
+    return std::visit([](const auto& f) { return f.cache_key(); }, law);
+  }
   template <class U>
   U omega(int k) const {
     return std::visit([k](const auto& f) { return f.template omega<U>(k); }, law);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "pe/error.hpp"
+#include "pe/huge_pages.hpp"
 #include "pe/mp.hpp"
 
 namespace pe {
@@ -44,8 +45,18 @@ struct tensor {
   std::vector<T> data;
 
   tensor() = default;
-  explicit tensor(std::vector<std::int64_t> s)
-      : shape(std::move(s)), data(static_cast<size_t>(checked_element_count(shape, bytes_per_value<T>()))) {}
+  explicit tensor(std::vector<std::int64_t> s) : shape(std::move(s)) {
+    const auto n = static_cast<size_t>(checked_element_count(shape, bytes_per_value<T>()));
+    // A large binary output: reserved, put on huge pages, and only then filled (a fresh 32 MiB
+    // output otherwise spends more time in page faults than in being computed).
+    if constexpr (std::is_arithmetic_v<T>) {
+      if (n * sizeof(T) >= huge_page_worthwhile_bytes) {
+        data.reserve(n);
+        advise_huge_pages(data.data(), n * sizeof(T));
+      }
+    }
+    data.resize(n);
+  }
   T& operator()(std::int64_t r, std::int64_t c) { return data[static_cast<size_t>(r * shape[1] + c)]; }
   const T& operator()(std::int64_t r, std::int64_t c) const { return data[static_cast<size_t>(r * shape[1] + c)]; }
 };

@@ -1,5 +1,5 @@
-// Tests for the fast binary64 path (sin_cos_dd.hpp, fast_rotate.hpp): its sin and cos against MPFR, and rotate's outputs bit for bit against the exact values rounded once.
-#include "pe/fast_rotate.hpp"
+// Tests for the fast binary64 path (sin_cos_dd.hpp, fast_kernels.hpp), in each flavour this CPU runs: sin and cos against MPFR, and rotate's outputs bit for bit against the exact values rounded once.
+#include "pe/fast_kernels.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "pe/ops.hpp"
+#include "pe/sin_cos_dd.hpp"
 #include "pe/schemes/rope.hpp"
 #include "pe/schemes/sinusoidal.hpp"
 #include "support/one_frequency.hpp"
@@ -19,6 +20,19 @@ namespace {
 using pe::mp_real;
 
 using pe::test::one_frequency;
+
+// Dekker's kernels everywhere, and the FMA kernels where this CPU has them (said once, so a run
+// without them is visible in the log).
+std::vector<const pe::fast_kernels*> flavours() {
+  std::vector<const pe::fast_kernels*> out{&pe::dekker_kernels};
+  if (const auto* fma = pe::fma_kernels()) out.push_back(fma);
+  static const bool said = [] {
+    if (!pe::fma_kernels()) std::cout << "this CPU (or build) has no FMA kernels: testing Dekker's only\n";
+    return true;
+  }();
+  (void)said;
+  return out;
+}
 
 // |approx - exact| / (2^-97.5 |exact| + 2^-123): at most 1 where the bound of
 // proofs/precision.fast_rotate.md ("sin and cos") holds.
@@ -36,9 +50,21 @@ std::pair<mp_real, mp_real> exact_sin_cos(const one_frequency& f, std::int64_t p
 
 double worst_fraction_at(const one_frequency& f, std::int64_t p) {
   const auto turns = pe::fraction_of_turn(pe::omega_with_fraction_bits(f, 0, 320));
-  const auto fast = pe::sin_cos_turns_dd(p, turns);
   const auto [s, c] = exact_sin_cos(f, p);
-  return std::max(bound_fraction(fast.s, s), bound_fraction(fast.c, c));
+  double worst = 0;
+  for (const auto* kernels : flavours()) {
+    const auto fast = pe::sin_cos_turns_dd(p, turns, *kernels);
+    worst = std::max({worst, bound_fraction(fast.s, s), bound_fraction(fast.c, c)});
+    // The vectorised rows give the same values: one angle in a row of nine (two vectors of four
+    // and the remainder).
+    pe::sin_cos_rows rows;
+    const std::vector<std::int64_t> positions(9, p);
+    const std::vector<pe::turn_fraction> fractions(9, turns);
+    rows.compute(positions, fractions, *kernels);
+    for (std::size_t k = 0; k < 9; ++k)
+      worst = std::max({worst, bound_fraction({rows.s_hi[k], rows.s_lo[k]}, s), bound_fraction({rows.c_hi[k], rows.c_lo[k]}, c)});
+  }
+  return worst;
 }
 
 RC_GTEST_PROP(sin_cos_dd, within_its_bound_of_mpfr_for_every_position, ()) {
@@ -99,6 +125,56 @@ RC_GTEST_PROP(fast_rotate, equals_the_exact_value_rounded_once, ()) {
   expect_rotate_rounds_exactly(spec, x, pos);
 }
 
+// Each flavour's token kernel, called directly: every pair it answers is the exact value rounded
+// once (run_op<mp_real> rounded to binary64), and it declines only a few ordinary pairs.
+RC_GTEST_PROP(fast_rotate, each_flavour_answers_only_exact_roundings, ()) {
+  const auto pairs = *rc::gen::inRange<std::int64_t>(1, 17), heads = *rc::gen::inRange<std::int64_t>(1, 5);
+  const std::string spec_text = fmt::format("rope(dim={}, base={}, layout=neox, scaling=yarn(factor=4, original_max=2048))", 2 * pairs,
+                                            *rc::gen::inRange(2, 1000001));
+  const pe::spec s = pe::parse_spec(spec_text);
+  const std::int64_t p = *rc::gen::oneOf(rc::gen::inRange<std::int64_t>(0, 100000), rc::gen::arbitrary<std::int64_t>());
+  pe::op_inputs in;
+  in.pos = {p};
+  in.x = pe::tensor<double>({1, heads, 2 * pairs});
+  for (auto& v : in.x.data) v = *rc::gen::map(rc::gen::inRange(-1000000, 1000001), [](int i) { return i / 4096.0 + 0x1p-20; });
+  std::vector<double> exact;
+  {
+    pe::mp_precision scope(256);
+    const auto outputs = pe::run_op<mp_real>("rotate", s, in);
+    for (const auto& v : outputs.at(0).value.data) exact.push_back(v.convert_to<double>());
+  }
+  // The yarn factor as rotate takes it (at rotate's wide precision), and each pair's sin and cos.
+  const auto plan = pe::rope_plan(s, pe::call_seq_len(in.pos));
+  std::optional<pe::rotation_factor> factor;
+  {
+    pe::mp_working_bits scope(pe::wide_result_bits);
+    factor = pe::rotation_factor_of(plan.freq.attention_factor<mp_real>());
+  }
+  RC_ASSERT(factor.has_value());
+  const pe::phase_table<double> phases(plan.freq, static_cast<int>(pairs));
+  std::vector<std::int64_t> dims_a, dims_b;
+  for (const auto& pr : plan.pairs) dims_a.push_back(pr.a), dims_b.push_back(pr.b);
+  const std::vector<std::int64_t> positions(static_cast<std::size_t>(pairs), p);
+  for (const auto* kernels : flavours()) {
+    pe::sin_cos_rows rows;
+    rows.compute(positions, phases.all_turns(), *kernels);
+    std::vector<double> y(in.x.data.size(), std::nan(""));
+    std::vector<std::int64_t> declined(static_cast<std::size_t>(heads * pairs));
+    std::vector<double> scratch(static_cast<std::size_t>(5 * pairs));
+    const std::int64_t count = kernels->rotate_token({rows.c_hi.data(), rows.c_lo.data(), rows.s_hi.data(), rows.s_lo.data(), dims_a.data(),
+                                                      dims_b.data(), pairs, heads, 2 * pairs, *factor, in.x.data.data(), y.data(),
+                                                      declined.data(), scratch.data()});
+    RC_ASSERT(count == 0);  // a decline is about 2^-40 likely per pair for these inputs: none is expected
+    std::vector<bool> answered(y.size(), true);
+    for (std::int64_t i = 0; i < count; ++i) {
+      const std::int64_t h = declined[i] / pairs, k = declined[i] % pairs;
+      answered[h * 2 * pairs + dims_a[k]] = answered[h * 2 * pairs + dims_b[k]] = false;
+    }
+    for (std::size_t e = 0; e < y.size(); ++e)
+      if (answered[e]) RC_ASSERT(y[e] == exact[e]);
+  }
+}
+
 // A pair turned onto an axis cancels: x = (cos, sin) of the negated angle, rounded, rotates to
 // (~1, ~1e-17). The fast path must see the cancellation and hand the pair to MPFR.
 TEST(fast_rotate, a_cancelling_pair_still_rounds_exactly) {
@@ -122,17 +198,24 @@ TEST(fast_rotate, a_cancelling_pair_still_rounds_exactly) {
   EXPECT_LT(std::fabs(fast.data[1]), 1e-15);
 }
 
-// The fast pair refuses what it cannot prove, and rounds what it can.
+// The fast pair refuses what it cannot prove, and rounds what it can, in each flavour.
 TEST(fast_rotate, refuses_zeros_and_extreme_magnitudes) {
-  const auto quarter = pe::rotation_terms::of({{0.0, 0.0}, {1.0, 0.0}});  // angle 0
+  const pe::sin_cos_pair angle_zero{{0.0, 0.0}, {1.0, 0.0}};
   const pe::rotation_factor one{{1.0, 0.0}, true};
-  EXPECT_FALSE(pe::fast_rotate_pair(quarter, one, 0.0, 0.0).has_value());
-  EXPECT_FALSE(pe::fast_rotate_pair(quarter, one, 0x1p950, 1.0).has_value());
-  EXPECT_FALSE(pe::fast_rotate_pair(quarter, one, 0x1p-950, 0.0).has_value());
-  const auto r = pe::fast_rotate_pair(quarter, one, 0.75, -2.5);
-  ASSERT_TRUE(r.has_value());
-  EXPECT_EQ(r->a, 0.75);
-  EXPECT_EQ(r->b, -2.5);
+  for (const auto* kernels : flavours()) {
+    SCOPED_TRACE(kernels->name);
+    EXPECT_FALSE(kernels->rotate_pair(angle_zero, one, 0.0, 0.0).certain);
+    EXPECT_FALSE(kernels->rotate_pair(angle_zero, one, 0x1p950, 1.0).certain);
+    EXPECT_FALSE(kernels->rotate_pair(angle_zero, one, 0x1p-950, 0.0).certain);
+    const auto r = kernels->rotate_pair(angle_zero, one, 0.75, -2.5);
+    ASSERT_TRUE(r.certain);
+    EXPECT_EQ(r.a, 0.75);
+    EXPECT_EQ(r.b, -2.5);
+    // A value exactly halfway between two doubles cannot be proven (the error bound straddles the
+    // tie): 1 + 2^-53 as 1 rotated by angle zero with lo = 2^-53 in the cosine.
+    const pe::sin_cos_pair tie{{0.0, 0.0}, {1.0, 0x1p-53}};
+    EXPECT_FALSE(kernels->rotate_pair(tie, one, 1.0, 1.0).certain);
+  }
 }
 
 }  // namespace

@@ -1,6 +1,10 @@
 // Registry entries of the absolute encodings, and the learned table's portable generator.
 #include "pe/schemes/absolute.hpp"
 
+#include <bit>
+#include <mutex>
+#include <unordered_map>
+
 #include "pe/mp.hpp"
 #include "pe/registry.hpp"
 #include "pe/scheme.hpp"
@@ -17,7 +21,10 @@ std::uint64_t splitmix64(std::uint64_t x) {
 
 }  // namespace
 
-double learned_entry(std::uint64_t seed, std::int64_t index, double init_std) {
+namespace {
+
+// The MPFR Box-Muller evaluation of one entry (learned_entry caches it).
+double learned_entry_uncached(std::uint64_t seed, std::int64_t index, double init_std) {
   const std::uint64_t stream = splitmix64(seed);
   const std::uint64_t h1 = splitmix64(stream + 2 * static_cast<std::uint64_t>(index));
   const std::uint64_t h2 = splitmix64(stream + 2 * static_cast<std::uint64_t>(index) + 1);
@@ -26,6 +33,40 @@ double learned_entry(std::uint64_t seed, std::int64_t index, double init_std) {
   const mp_real u2 = ldexp(mp_real(h2 >> 11), -53);        // [0, 1)
   const mp_real z = sqrt(-2 * log(u1)) * cos(two_pi() * u2);
   return static_cast<double>(mp_real(init_std) * z);
+}
+
+// Entries already evaluated in this process, by (seed, index, init_std's bits): the properties
+// and the gate rebuild the same seeded tables on every call, and each entry costs a 128-bit
+// logarithm and cosine. Bounded: emptied once it holds 2^20 entries (24 MiB).
+struct entry_key {
+  std::uint64_t seed;
+  std::int64_t index;
+  std::uint64_t std_bits;
+  bool operator==(const entry_key&) const = default;
+};
+struct entry_key_hash {
+  std::size_t operator()(const entry_key& k) const { return splitmix64(k.seed ^ splitmix64(static_cast<std::uint64_t>(k.index) ^ splitmix64(k.std_bits))); }
+};
+std::mutex entries_mutex;
+std::unordered_map<entry_key, double, entry_key_hash>& evaluated_entries() {
+  static std::unordered_map<entry_key, double, entry_key_hash> entries;
+  return entries;
+}
+
+}  // namespace
+
+double learned_entry(std::uint64_t seed, std::int64_t index, double init_std) {
+  const entry_key key{seed, index, std::bit_cast<std::uint64_t>(init_std)};
+  {
+    const std::lock_guard lock(entries_mutex);
+    const auto it = evaluated_entries().find(key);
+    if (it != evaluated_entries().end()) return it->second;
+  }
+  const double value = learned_entry_uncached(seed, index, init_std);
+  const std::lock_guard lock(entries_mutex);
+  if (evaluated_entries().size() >= (std::size_t{1} << 20)) evaluated_entries().clear();
+  evaluated_entries().emplace(key, value);
+  return value;
 }
 
 std::vector<double> learned_entries(std::uint64_t seed, std::int64_t first, std::int64_t count, double init_std) {

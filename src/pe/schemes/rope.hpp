@@ -55,6 +55,13 @@ struct rope_frequencies {
   }
   int pairs() const { return static_cast<int>(rotary / 2); }
 
+  // Every field omega and attention_factor read, so that equal keys mean equal frequencies
+  // (frequency_cache.hpp): a new field must join the key.
+  std::string cache_key() const {
+    return fmt::format("rope:{}:{:a}:{}:{}:{}:{}", rotary, base, freqs ? fmt::format("{:a}", fmt::join(*freqs, ",")) : "-", zeroed,
+                       scaling ? scaling->text() : "-", seq_len ? std::to_string(*seq_len) : "-");
+  }
+
   template <class U>
   U omega(int i) const {
     using std::pow;

@@ -16,6 +16,12 @@ namespace pe {
 struct axial_frequencies {
   double base = 0;
   std::vector<std::pair<std::int64_t, std::int64_t>> local;  // per pair: (d_a, i)
+  // Every field omega reads (frequency_cache.hpp).
+  std::string cache_key() const {
+    std::string key = fmt::format("axial:{:a}", base);
+    for (const auto& [d, i] : local) key += fmt::format(":{}/{}", d, i);
+    return key;
+  }
   template <class U>
   U omega(int k) const {
     using std::pow;

@@ -1,5 +1,6 @@
 // The rotation engine shared by the RoPE family: rotate pairs of dims by p * omega, exactly, for any plan.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -9,9 +10,11 @@
 #include <fmt/format.h>
 
 #include "pe/error.hpp"
-#include "pe/fast_rotate.hpp"
+#include "pe/fast_kernels.hpp"
+#include "pe/parallel.hpp"
 #include "pe/phase.hpp"
 #include "pe/scalar.hpp"
+#include "pe/sin_cos_dd.hpp"
 #include "pe/tensor.hpp"
 
 namespace pe {
@@ -128,50 +131,79 @@ tensor<T> rotate_pairs(const rotation_plan<Freq>& plan, const tensor<double>& x,
   std::optional<mp_working_bits> scope;
   if constexpr (std::is_same_v<W, mp_real>) scope.emplace(rotation_wide_bits<T>());
   const W factor = plan.freq.template attention_factor<W>();
-  // binary64 outputs take the fast double-double path (fast_rotate.hpp) wherever it proves its
-  // rounding, and this MPFR path elsewhere: the same correctly rounded values either way.
-  std::optional<rotation_factor> fast_factor;
-  if constexpr (std::is_same_v<T, double>)
-    if (!plan.magnitude) fast_factor = rotation_factor_of(factor);
   tensor<T> y(x.shape);
   std::vector<bool> paired(static_cast<size_t>(dim), false);
   for (const auto& pr : plan.pairs) paired[pr.a] = paired[pr.b] = true;
   const auto at = [&](std::int64_t t, std::int64_t h, std::int64_t d) { return static_cast<size_t>((t * heads + h) * dim + d); };
-  for (std::int64_t t = 0; t < tokens; ++t) {
-    for (size_t k = 0; k < plan.pairs.size(); ++k) {
-      const auto& pr = plan.pairs[k];
-      const std::int64_t p = pos[t * plan.axes + pr.axis];
-      std::optional<rotation_terms> fast;
-      if constexpr (std::is_same_v<T, double>)
-        if (fast_factor) fast = rotation_terms::of(sin_cos_turns_dd(p, phases.turns(static_cast<int>(k))));
-      std::optional<std::pair<W, W>> wide;  // sin and cos in MPFR, once a head needs them
-      std::optional<W> scaled;              // the factor times xPos's magnitude
-      for (std::int64_t h = 0; h < heads; ++h) {
-        const double xa = x.data[at(t, h, pr.a)], xb = x.data[at(t, h, pr.b)];
-        if constexpr (std::is_same_v<T, double>) {
-          if (fast)
-            if (const auto r = fast_rotate_pair(*fast, *fast_factor, xa, xb)) {
-              y.data[at(t, h, pr.a)] = r->a, y.data[at(t, h, pr.b)] = r->b;
-              continue;
-            }
-        }
-        if (!wide) {
-          wide = phases.sin_cos_wide(p, static_cast<int>(k));
-          if (plan.magnitude) scaled = factor * plan.magnitude->template at<W>(static_cast<int>(k), p, *role);
-        }
-        const auto& [sn, cs] = *wide;
-        const W& scale = scaled ? *scaled : factor;
-        const W wa(xa), wb(xb);
-        y.data[at(t, h, pr.a)] = store_as<T>(scale * (cs * wa - sn * wb));
-        y.data[at(t, h, pr.b)] = store_as<T>(scale * (sn * wa + cs * wb));
-      }
-    }
+  // The pass-through dims of token t: copied (exact) for binary64, rounded once otherwise.
+  const auto pass_through = [&](std::int64_t t) {
     for (std::int64_t h = 0; h < heads; ++h)
       for (std::int64_t d = 0; d < dim; ++d)
         if (!paired[d]) {
-          if constexpr (std::is_same_v<T, double>) y.data[at(t, h, d)] = x.data[at(t, h, d)];  // a copy: exact
+          if constexpr (std::is_same_v<T, double>) y.data[at(t, h, d)] = x.data[at(t, h, d)];
           else y.data[at(t, h, d)] = store_as<T>(W(x.data[at(t, h, d)]));
         }
+  };
+  // Pair k of token t and head h in wide precision, rounded once: sin and cos (and xPos's scale)
+  // are computed once per (token, pair) and reused across heads.
+  std::optional<std::pair<W, W>> wide;
+  std::optional<W> scaled;  // the factor times xPos's magnitude
+  std::int64_t wide_token = -1;
+  size_t wide_pair = 0;
+  const auto rotate_wide = [&](std::int64_t t, std::int64_t h, size_t k) {
+    const auto& pr = plan.pairs[k];
+    if (wide_token != t || wide_pair != k) {
+      const std::int64_t p = pos[t * plan.axes + pr.axis];
+      wide = phases.sin_cos_wide(p, static_cast<int>(k));
+      if (plan.magnitude) scaled = factor * plan.magnitude->template at<W>(static_cast<int>(k), p, *role);
+      wide_token = t, wide_pair = k;
+    }
+    const auto& [sn, cs] = *wide;
+    const W& scale = scaled ? *scaled : factor;
+    const W wa(x.data[at(t, h, pr.a)]), wb(x.data[at(t, h, pr.b)]);
+    y.data[at(t, h, pr.a)] = store_as<T>(scale * (cs * wa - sn * wb));
+    y.data[at(t, h, pr.b)] = store_as<T>(scale * (sn * wa + cs * wb));
+  };
+  // binary64 outputs take the fast double-double kernels (fast_kernels.hpp) wherever they prove
+  // their rounding, and the wide path for the pairs they decline: the same correctly rounded
+  // values either way.
+  // Tokens are split across worker threads (parallel.hpp); the declined pairs are collected and
+  // computed afterwards on this thread, since the wide path uses MPFR's process-wide precision.
+  if constexpr (std::is_same_v<T, double>) {
+    if (!plan.magnitude)
+      if (const auto fast_factor = rotation_factor_of(factor)) {
+        const fast_kernels& kernels = default_fast_kernels();
+        const auto n = static_cast<std::int64_t>(plan.pairs.size());
+        std::vector<std::int64_t> dims_a, dims_b;
+        for (const auto& pr : plan.pairs) dims_a.push_back(pr.a), dims_b.push_back(pr.b);
+        struct declined_pair {
+          std::int64_t token, index;  // index = h * pairs + k
+        };
+        std::vector<std::vector<declined_pair>> declined_by_worker(static_cast<size_t>(worker_threads()));
+        // At least about 8192 (pair, head) rotations per thread (~0.2 ms): fewer would not pay for starting it.
+        parallel_ranges(tokens, std::max<std::int64_t>(1, 8192 / std::max<std::int64_t>(1, n * heads)), [&](std::int64_t begin, std::int64_t end, int worker) {
+          sin_cos_rows rows;
+          std::vector<std::int64_t> positions(plan.pairs.size()), declined(static_cast<size_t>(heads * n));
+          std::vector<double> scratch(static_cast<size_t>(5 * n));
+          for (std::int64_t t = begin; t < end; ++t) {
+            for (size_t k = 0; k < plan.pairs.size(); ++k) positions[k] = pos[t * plan.axes + plan.pairs[k].axis];
+            rows.compute(positions, phases.all_turns(), kernels);
+            const std::int64_t count = kernels.rotate_token({rows.c_hi.data(), rows.c_lo.data(), rows.s_hi.data(), rows.s_lo.data(), dims_a.data(),
+                                                             dims_b.data(), n, heads, dim, *fast_factor, x.data.data() + at(t, 0, 0),
+                                                             y.data.data() + at(t, 0, 0), declined.data(), scratch.data()});
+            for (std::int64_t i = 0; i < count; ++i) declined_by_worker[static_cast<size_t>(worker)].push_back({t, declined[i]});
+            pass_through(t);
+          }
+        });
+        for (const auto& list : declined_by_worker)
+          for (const auto& d : list) rotate_wide(d.token, d.index / n, static_cast<size_t>(d.index % n));
+        return y;
+      }
+  }
+  for (std::int64_t t = 0; t < tokens; ++t) {
+    for (size_t k = 0; k < plan.pairs.size(); ++k)
+      for (std::int64_t h = 0; h < heads; ++h) rotate_wide(t, h, k);
+    pass_through(t);
   }
   return y;
 }

@@ -23,6 +23,8 @@ struct sinusoidal_frequencies {
   static sinusoidal_frequencies of(const spec& s) {
     return {s.integer("dim"), s.real("base"), s.choice("layout") == "fairseq"};
   }
+  // Every field omega reads (frequency_cache.hpp).
+  std::string cache_key() const { return fmt::format("sinusoidal:{}:{:a}:{}", dim, base, fairseq); }
   template <class U>
   U omega(int i) const {
     using std::pow;

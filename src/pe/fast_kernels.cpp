@@ -1,0 +1,24 @@
+// Chooses the fast kernels' flavour at run time: FMA (with AVX2) where this CPU has it.
+#include "pe/fast_kernels.hpp"
+
+namespace pe {
+
+#ifdef PECHECK_FMA_KERNELS
+extern const fast_kernels fma_flavour_kernels;  // fast_kernels_fma.cpp
+#endif
+
+const fast_kernels* fma_kernels() {
+#ifdef PECHECK_FMA_KERNELS
+  static const bool supported = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
+  return supported ? &fma_flavour_kernels : nullptr;
+#else
+  return nullptr;
+#endif
+}
+
+const fast_kernels& default_fast_kernels() {
+  static const fast_kernels& chosen = fma_kernels() ? *fma_kernels() : dekker_kernels;
+  return chosen;
+}
+
+}  // namespace pe

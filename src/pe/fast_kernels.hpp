@@ -1,0 +1,87 @@
+// The fast binary64 path's kernels, compiled twice (with FMA instructions, and without) and chosen at run time.
+#pragma once
+// Plain data and function pointers only, no MPFR, no templates: the FMA kernels' file includes it
+// (fast_kernels_fma.cpp says why).
+#include <cstdint>
+
+#include "pe/dd.hpp"
+
+namespace pe {
+
+struct sin_cos_pair {
+  dd s, c;
+};
+
+// sin a and cos a for a = k/1024, k = 0 .. 805 (covering |r| <= pi/4 + 2^-20), as double-doubles,
+// and the series' constants (sin_cos_dd_table builds it). Plain arrays: the kernels read it
+// without instantiating any template (fast_kernels_fma.cpp says why).
+struct sin_cos_table {
+  static constexpr int grid = 1024, entries = 806;
+  dd sin_a[entries], cos_a[entries];
+  dd minus_sixth, one_24th;
+};
+
+// The factor rotate multiplies by (1, YaRN's, LongRoPE's), as a double-double: exactly 1, or
+// |A| in [2^-100, 2^100] (rotation_factor_of; the MPFR path takes any other).
+struct rotation_factor {
+  dd value;
+  bool one;
+};
+
+// One pair's outputs, and whether they are certainly the exact values rounded once; when not
+// (certain == false), a and b are unspecified and the caller computes the pair in MPFR.
+struct rotated_pair {
+  double a, b;
+  bool certain;
+};
+
+// sin and cos of n reduced angles r_k = hi[k] + lo[k] (|r_k| <= pi/4 + 2^-20) into rows of
+// double-double heads and tails. scratch has room for 5 n.
+struct sin_cos_rows_job {
+  std::int64_t n;
+  const double* hi;
+  const double* lo;
+  double *s_hi, *s_lo, *c_hi, *c_lo;
+  double* scratch;
+};
+
+// One token's rotation over every head: x and y are [heads, dim] (row-major), pair k rotates
+// dims a[k] and b[k] by the angle whose cosine and sine are c_hi[k] + c_lo[k] and s_hi[k] + s_lo[k].
+// The kernel writes y at every pair and lists those it cannot prove in `declined` (room for
+// heads * pairs) as h * pairs + k, in order: their y values are unspecified until the caller
+// computes them. scratch has room for 5 * pairs.
+struct token_rotation {
+  const double *c_hi, *c_lo, *s_hi, *s_lo;
+  const std::int64_t* a;
+  const std::int64_t* b;
+  std::int64_t pairs, heads, dim;
+  rotation_factor factor;
+  const double* x;
+  double* y;
+  std::int64_t* declined;
+  double* scratch;
+};
+
+// The kernels of one flavour (proofs/precision.fast_rotate.md):
+// - sin_cos_of_reduced: sin and cos of r = hi + lo, |r| <= pi/4 + 2^-20, within 2^-97.5 relative;
+// - sin_cos_rows: the same over rows of angles (vectorised);
+// - rotate_pair: y_a = A (c x_a - s x_b), y_b = A (s x_a + c x_b), each correctly rounded, or
+//   certain == false (cancellation, a zero, inputs outside 2^-900 .. 2^900, near-ties);
+// - rotate_token: rotate_pair over one token's heads and pairs; returns how many it declined.
+struct fast_kernels {
+  const char* name;
+  sin_cos_pair (*sin_cos_of_reduced)(double hi, double lo, const sin_cos_table& table);
+  void (*sin_cos_rows)(const sin_cos_rows_job& job, const sin_cos_table& table);
+  rotated_pair (*rotate_pair)(const sin_cos_pair& terms, const rotation_factor& factor, double xa, double xb);
+  std::int64_t (*rotate_token)(const token_rotation& job);
+};
+
+// Dekker's exact product (Veltkamp's split): any binary64 machine.
+extern const fast_kernels dekker_kernels;
+// Hardware FMA (vectorised with AVX2): built on x86-64 when the compiler takes -mfma -mavx2;
+// nullptr where it is not built or this CPU lacks either.
+const fast_kernels* fma_kernels();
+// FMA where the CPU has it, else Dekker's: the same correctly rounded outputs either way.
+const fast_kernels& default_fast_kernels();
+
+}  // namespace pe
