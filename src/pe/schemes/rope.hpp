@@ -39,7 +39,10 @@ struct rope_frequencies {
   const real_list* freqs = nullptr;     // explicit frequencies (freqs=[...]), or null
   std::int64_t zeroed = 0;              // the lowest frequencies set to 0 (truncate_low)
   const spec* scaling = nullptr;        // null when unscaled
-  std::optional<std::int64_t> seq_len;  // dynamic, longrope: spec's seq_len, else the call's max(pos)+1
+  // dynamic, longrope: spec's seq_len, else the call's max(pos)+1; kept only where it changes the
+  // frequencies (dynamic beyond original_max, longrope's long factors), so that calls of other
+  // lengths share one cached table (frequency_cache.hpp).
+  std::optional<std::int64_t> seq_len;
 
   static rope_frequencies of(const spec& s, std::optional<std::int64_t> call_seq_len) {
     rope_frequencies f;
@@ -50,6 +53,14 @@ struct rope_frequencies {
     if (s.has("scaling")) {
       f.scaling = &s.nested("scaling");
       f.seq_len = f.scaling->has("seq_len") ? std::optional<std::int64_t>(f.scaling->integer("seq_len")) : call_seq_len;
+      const std::string& kind = f.scaling->scheme();
+      if (kind != "dynamic" && kind != "longrope") {
+        f.seq_len = std::nullopt;
+      } else if (f.seq_len) {
+        const std::int64_t original = f.scaling->integer("original_max");
+        if (kind == "longrope") f.seq_len = *f.seq_len > original ? original + 1 : 0;  // long or short factors
+        else if (*f.seq_len <= original) f.seq_len = std::nullopt;                     // plain frequencies
+      }
     }
     return f;
   }
