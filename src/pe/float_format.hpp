@@ -1,5 +1,7 @@
 // Binary floating-point formats (precision and exponent range) and correct rounding into them.
 #pragma once
+#include <cmath>
+
 #include "pe/mp.hpp"
 
 namespace pe {
@@ -28,5 +30,15 @@ double round_to_format(const mp_real& x, const float_format& f);
 // For x = 0 it is the smallest subnormal.
 double ulp_in_format(double x, const float_format& f);
 mp_real ulp_in_format(const mp_real& x, const float_format& f);
+
+// Whether the double y lies exactly halfway between two neighbours of `f` (an odd multiple of
+// half its spacing there), the one case where rounding y into `f` can differ from rounding the
+// value y was rounded from (proofs/precision.fast_rotate.md, "narrower outputs"). Zeros,
+// infinities and NaN are not midpoints.
+inline bool is_midpoint_in_format(double y, const float_format& f) {
+  if (!std::isfinite(y) || y == 0) return false;
+  const double halves = y / (ulp_in_format(y, f) / 2);  // a power of two apart: exact
+  return std::trunc(halves) == halves && std::fmod(halves, 2.0) != 0;
+}
 
 }  // namespace pe

@@ -13,6 +13,7 @@
 #include "pe/schemes/rope.hpp"
 #include "pe/schemes/sinusoidal.hpp"
 #include "support/one_frequency.hpp"
+#include "support/random_rope_call.hpp"
 #include "pe/spec.hpp"
 
 namespace {
@@ -106,13 +107,8 @@ void expect_rotate_rounds_exactly(const std::string& spec_text, const std::vecto
 }
 
 RC_GTEST_PROP(fast_rotate, equals_the_exact_value_rounded_once, ()) {
-  const auto dim = 2 * *rc::gen::inRange<std::int64_t>(1, 33);
-  const auto heads = *rc::gen::inRange<std::int64_t>(1, 4), tokens = *rc::gen::inRange<std::int64_t>(1, 5);
-  const bool scaled = *rc::gen::arbitrary<bool>();
-  const std::string spec = fmt::format("rope(dim={}, base={}, layout={}{})", dim, *rc::gen::inRange(2, 1000001), *rc::gen::element<std::string>("neox", "gptj"),
-                                       scaled ? ", scaling=yarn(factor=4, original_max=2048)" : "");
-  std::vector<std::int64_t> pos;
-  for (std::int64_t t = 0; t < tokens; ++t) pos.push_back(*rc::gen::oneOf(rc::gen::inRange<std::int64_t>(0, 100000), rc::gen::arbitrary<std::int64_t>()));
+  const auto call = pe::test::random_rope_call(32);
+  const auto& [spec, dim, heads, tokens, pos] = call;
   std::vector<double> x;
   for (std::int64_t e = 0; e < tokens * heads * dim; ++e) {
     // Mostly ordinary values, some zeros, signed zeros and extreme magnitudes (those take the MPFR path).

@@ -200,6 +200,23 @@ tensor<T> rotate_pairs(const rotation_plan<Freq>& plan, const tensor<double>& x,
         return y;
       }
   }
+  // Narrower outputs (binary32, bf16, fp16) round the correctly rounded binary64 result once
+  // more. That is the correct rounding of the exact value unless the binary64 value is a
+  // midpoint of T's format (proofs/precision.fast_rotate.md, "narrower outputs"): those pairs
+  // take the wide path.
+  if constexpr (!std::is_same_v<T, double> && std::is_same_v<compute_t<T>, double>) {
+    if (!plan.magnitude && rotation_factor_of(factor)) {
+      const tensor<double> y64 = rotate_pairs<double>(plan, x, pos, role);
+      for (size_t i = 0; i < y64.data.size(); ++i) y.data[i] = store_as<T>(y64.data[i]);
+      for (std::int64_t t = 0; t < tokens; ++t)
+        for (std::int64_t h = 0; h < heads; ++h)
+          for (size_t k = 0; k < plan.pairs.size(); ++k)
+            if (is_midpoint_in_format(y64.data[at(t, h, plan.pairs[k].a)], format_of<T>()) ||
+                is_midpoint_in_format(y64.data[at(t, h, plan.pairs[k].b)], format_of<T>()))
+              rotate_wide(t, h, k);
+      return y;
+    }
+  }
   for (std::int64_t t = 0; t < tokens; ++t) {
     for (size_t k = 0; k < plan.pairs.size(); ++k)
       for (std::int64_t h = 0; h < heads; ++h) rotate_wide(t, h, k);
