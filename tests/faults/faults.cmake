@@ -35,12 +35,19 @@ set(plugin_faults
   "run_forks_spinner|16|0|20|^gate: PASS|1000")
 foreach(entry ${plugin_faults})
   fault_fields("${entry}" name number status seconds pattern timeout)
+  # Each call of touch_1_5_gib faults in a whole GiB before the gate kills it (about 0.5 s of kernel
+  # time here, and ten times that on a loaded CI machine): without the golden files it makes 9 such
+  # calls, not 17. The golden path's handling of a crash is the same call policy, tested by the others.
+  set(golden_args ${fault_golden})
+  if(name STREQUAL "touch_1_5_gib")
+    list(APPEND golden_args --golden-scope none)
+  endif()
   add_library(fault_${name} MODULE ${CMAKE_CURRENT_LIST_DIR}/faulty_plugins.c)
   target_compile_definitions(fault_${name} PRIVATE FAULT=${number})
   target_include_directories(fault_${name} PRIVATE ${PROJECT_SOURCE_DIR}/src/gate)
   target_link_libraries(fault_${name} PRIVATE m)
   add_test(NAME gate.fault_${name} COMMAND ${fault_runner} $<TARGET_FILE:pecheck> impl $<TARGET_FILE:fault_${name}> ${status} ${seconds} "${pattern}"
-                                           --spec "rope(dim=64)" --timeout-ms ${timeout} ${fault_golden})
+                                           --spec "rope(dim=64)" --timeout-ms ${timeout} ${golden_args})
   set_tests_properties(gate.fault_${name} PROPERTIES LABELS gate)
 endforeach()
 # A plugin that hangs on one position: each hung call costs one deadline (the short one of the hang
