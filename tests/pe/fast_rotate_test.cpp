@@ -171,6 +171,23 @@ RC_GTEST_PROP(fast_rotate, each_flavour_answers_only_exact_roundings, ()) {
   }
 }
 
+// op matrix at binary64 takes cos and sin from the fast kernels where they prove the rounding: every
+// entry is the exact rotation rounded once (run_op<mp_real> rounded to binary64), position 0 included.
+RC_GTEST_PROP(fast_rotate, matrix_is_the_exact_rotation_rounded_once, ()) {
+  const auto call = pe::test::random_rope_call(32);
+  const pe::spec s = pe::parse_spec(call.spec);
+  pe::op_inputs in;
+  in.pos = {*rc::gen::weightedOneOf<std::int64_t>({{1, rc::gen::just<std::int64_t>(0)}, {9, rc::gen::just(call.pos[0])}})};
+  const auto fast = pe::run_op<double>("matrix", s, in).at(0).value;
+  pe::mp_precision scope(256);
+  const auto exact = pe::run_op<mp_real>("matrix", s, in).at(0).value;
+  for (std::size_t e = 0; e < fast.data.size(); ++e) {
+    const double rounded = exact.data[e].convert_to<double>();
+    RC_ASSERT(std::signbit(fast.data[e]) == std::signbit(rounded));
+    RC_ASSERT(fast.data[e] == rounded);
+  }
+}
+
 // A pair turned onto an axis cancels: x = (cos, sin) of the negated angle, rounded, rotates to
 // (~1, ~1e-17). The fast path must see the cancellation and hand the pair to MPFR.
 TEST(fast_rotate, a_cancelling_pair_still_rounds_exactly) {

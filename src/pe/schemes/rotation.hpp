@@ -242,6 +242,18 @@ tensor<T> rotation_matrix(const rotation_plan<Freq>& plan, std::span<const std::
   for (std::int64_t d = 0; d < plan.dim; ++d) r(d, d) = store_as<T>(W(1));
   for (size_t k = 0; k < plan.pairs.size(); ++k) {
     const auto& pr = plan.pairs[k];
+    if constexpr (std::is_same_v<T, double>) {
+      // cos and sin are the fast kernels' rotation of (1, 0), correctly rounded wherever they
+      // answer (proofs/precision.fast_rotate.md); a zero sine (position 0) and near-ties decline.
+      const fast_kernels& kernels = default_fast_kernels();
+      const auto terms = sin_cos_turns_dd(pos[pr.axis], phases.turns(static_cast<int>(k)), kernels);
+      if (const auto e = kernels.rotate_pair(terms, rotation_factor{{1.0, 0.0}, true}, 1.0, 0.0); e.certain) {
+        r(pr.a, pr.a) = r(pr.b, pr.b) = e.a;
+        r(pr.a, pr.b) = -e.b;  // e.b is not zero here, so -RN(s) = RN(0 - s)
+        r(pr.b, pr.a) = e.b;
+        continue;
+      }
+    }
     const auto [sn, cs] = phases.sin_cos_wide(pos[pr.axis], static_cast<int>(k));
     r(pr.a, pr.a) = store_as<T>(cs);
     r(pr.a, pr.b) = store_as<T>(W(0) - sn);  // 0 - s, not -s: +0 at position 0
@@ -259,7 +271,14 @@ std::vector<named_tensor<T>> plan_inv_freq(const rotation_plan<Freq>& plan) {
   if constexpr (std::is_same_v<W, mp_real>) scope.emplace(rotation_wide_bits<T>());
   const W factor = plan.freq.template attention_factor<W>();
   tensor<T> inv({static_cast<std::int64_t>(plan.pairs.size())});
-  for (size_t k = 0; k < plan.pairs.size(); ++k) inv.data[k] = store_as<T>(plan.freq.template omega<W>(static_cast<int>(k)));
+  const int n = static_cast<int>(plan.pairs.size());
+  // The frequencies in W, once per law and precision (the same values the loop would give).
+  const std::vector<W> omegas = cached_for_law<std::vector<W>>("inv_freq", plan.freq, n, std::is_same_v<W, mp_real> ? rotation_wide_bits<T>() : 0, [&] {
+    std::vector<W> out;
+    for (int k = 0; k < n; ++k) out.push_back(plan.freq.template omega<W>(k));
+    return out;
+  });
+  for (int k = 0; k < n; ++k) inv.data[static_cast<size_t>(k)] = store_as<T>(omegas[static_cast<size_t>(k)]);
   tensor<T> att(std::vector<std::int64_t>{});
   att.data[0] = store_as<T>(factor);
   return {{"inv_freq", std::move(inv)}, {"attention_factor", std::move(att)}};
