@@ -191,7 +191,7 @@ scheme_behaviour rope_behaviour() {
   b.reads_call_length = [](const spec& s) {
     if (!s.has("scaling")) return false;
     const spec& sc = s.nested("scaling");
-    return (sc.scheme() == "dynamic" || sc.scheme() == "longrope") && !sc.has("seq_len");
+    return scaling_reads_length(sc) && !sc.has("seq_len");
   };
   b.boundary_positions = rope_boundary_positions;
   return b;

@@ -28,6 +28,10 @@ U two_pi_in() {
   else return U(6.283185307179586);
 }
 
+// The scalings whose frequencies read a sequence length (the spec's seq_len, else the call's):
+// dynamic NTK and LongRoPE.
+inline bool scaling_reads_length(const spec& scaling) { return scaling.scheme() == "dynamic" || scaling.scheme() == "longrope"; }
+
 // The frequency law of rope(...) with its scaling, written once for any scalar U. Definitions
 // follow Hugging Face transformers' rope utilities (modeling_rope_utils.py, v5 era; each
 // scaling below says where older versions differ) and, for magnitude=ggml, ggml's rope_yarn.
@@ -53,13 +57,12 @@ struct rope_frequencies {
     if (s.has("scaling")) {
       f.scaling = &s.nested("scaling");
       f.seq_len = f.scaling->has("seq_len") ? std::optional<std::int64_t>(f.scaling->integer("seq_len")) : call_seq_len;
-      const std::string& kind = f.scaling->scheme();
-      if (kind != "dynamic" && kind != "longrope") {
+      if (!scaling_reads_length(*f.scaling)) {
         f.seq_len = std::nullopt;
       } else if (f.seq_len) {
         const std::int64_t original = f.scaling->integer("original_max");
-        if (kind == "longrope") f.seq_len = *f.seq_len > original ? original + 1 : 0;  // long or short factors
-        else if (*f.seq_len <= original) f.seq_len = std::nullopt;                     // plain frequencies
+        if (f.scaling->scheme() == "longrope") f.seq_len = *f.seq_len > original ? original + 1 : 0;  // long or short factors
+        else if (*f.seq_len <= original) f.seq_len = std::nullopt;                                    // plain frequencies
       }
     }
     return f;
@@ -251,7 +254,7 @@ inline std::vector<std::int64_t> rope_boundary_positions(const spec& s) {
     for (const std::int64_t p : {c - 1, c, c + 1})
       if (p >= 0) out.push_back(p);
   };
-  const bool reads_length = (sc.scheme() == "dynamic" || sc.scheme() == "longrope") && !sc.has("seq_len");
+  const bool reads_length = scaling_reads_length(sc) && !sc.has("seq_len");
   if (reads_length) around(static_cast<double>(sc.integer("original_max")) - 1);
   if (sc.scheme() == "llama3") {
     const double original = static_cast<double>(sc.integer("original_max"));
