@@ -25,6 +25,10 @@ std::function<int()> add_gate_command(CLI::App& app) {
   auto* own = cmd->add_flag("--impl-reference", q.reference, "the implementation: pecheck's own reference at --dtype, in process");
   lib->excludes(wire)->excludes(own);
   wire->excludes(own);
+  cmd->add_option("--isolation", q.isolation,
+                  "--impl's calls: worker (one process serves them, replaced after a fault; default) or call (a process per call)")
+      ->check(CLI::IsMember({"worker", "call"}))
+      ->needs(lib);
   cmd->add_flag("--bench", q.bench, "time each check, and the same checks on the in-process reference as the baseline");
   cmd->add_option("--spec", q.specs, "spec to check (repeatable)")->required();
   cmd->add_option("--dtype", q.dtype, "I/O dtype: f32, f64, f16, bf16 (default f32)");

@@ -27,6 +27,9 @@ class implementation {
   // Runs op on spec text; `outputs` says the names, dtypes and shapes the gate expects.
   virtual call_result run(const std::string& op, const std::string& spec, const std::vector<io_tensor>& inputs,
                           const std::vector<io_tensor>& outputs) = 0;
+  // What the run should tell its user about the implementation beyond the checks (a worker replaced
+  // because it kept memory between calls, say), one line each.
+  virtual std::vector<std::string> notes() const { return {}; }
 };
 
 // The longest name pe_impl_name may return, NUL not counted.
@@ -34,12 +37,20 @@ constexpr std::size_t plugin_name_limit = 256;
 // Consecutive deadlines after which an implementation is declared hung (see declared_hung_after_deadlines).
 constexpr int hung_after_deadlines = 3;
 
-// A C ABI plugin (pecheck/impl.h). No code of it runs in the gate's process: a child loads it and
-// reads its version and name, and throws input_error (exit 2: unusable implementation) naming the
-// cause if that child fails in any way (will not load, a missing symbol, another ABI version, a bad
-// name, an exit, a signal, a hang). Each call then runs in a child that loads it afresh, with
-// `timeout_ms` and a memory budget, its inputs read-only, its outputs between guard pages.
-std::unique_ptr<implementation> load_plugin(const std::string& path, int timeout_ms);
+// How a plugin's calls are isolated (--isolation): all in one worker process, replaced after a fault
+// (worker, the default), or each in a worker of its own (call: the slow way, for a plugin suspected
+// of keeping state between calls).
+enum class plugin_isolation { worker, call };
+plugin_isolation parse_isolation(const std::string& name);  // "worker", "call"; input_error otherwise
+
+// A C ABI plugin (pecheck/impl.h). No code of it runs in the gate's process: a worker process loads
+// it and reads its version and name, and throws input_error (exit 2: unusable implementation)
+// naming the cause if that fails in any way (will not load, a missing symbol, another ABI version,
+// a bad name, an exit, a signal, a hang). The worker then serves the calls, each with `timeout_ms`
+// and a memory budget, its inputs read-only, its outputs between guard pages. A call that crashes,
+// hangs, runs out of memory or writes out of bounds ends the worker, and a fresh one serves the
+// next; a crash after earlier calls is tried again in a fresh worker, to tell whose it is.
+std::unique_ptr<implementation> load_plugin(const std::string& path, int timeout_ms, plugin_isolation isolation = plugin_isolation::worker);
 
 // A process speaking the wire protocol (README: "The wire protocol"), started with /bin/sh -c
 // COMMAND in a process group of its own. Throws input_error (exit 2) when it does not answer

@@ -1,22 +1,26 @@
-// The C ABI plugin behind pecheck/impl.h. The gate never loads it: a child queries it once (version,
-// name), then each call forks a child that loads it again, under a time and memory limit, its inputs
-// read-only and its outputs page-aligned between PROT_NONE guard pages in shared memory.
-#include <dlfcn.h>
+// The C ABI plugin behind pecheck/impl.h. The gate never loads it: a worker process loads it once
+// and serves calls (plugin_worker.cpp), each under a time and memory limit, its inputs read-only and
+// its outputs between PROT_NONE guard pages; after a fault, or when the worker keeps memory or
+// processes past its limits, a fresh worker takes over.
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <ucontext.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "gate/implementation.hpp"
 #include "gate/pecheck/impl.h"
+#include "gate/plugin_worker.hpp"
 #include "gate/process.hpp"
 #include "pe/error.hpp"
 
@@ -39,277 +43,136 @@ bool is_fatal(call_status s) { return s == call_status::crashed || s == call_sta
 
 namespace {
 
-constexpr unsigned char guard_value = 0xA5;
-constexpr std::size_t message_bytes = 1024;
-// A write this far outside a call's region still lands on PROT_NONE pages (reserved address
-// space only: no memory behind it).
-constexpr std::size_t far_guard_bytes = std::size_t{64} << 20;
-// Resident memory a call may add to what its process starts with, watched by the gate; the
-// address space may grow by 4 GiB more (RLIMIT_AS), so an allocation far past the budget fails
-// at once in the plugin instead of being touched page by page.
+using worker::control_block;
+using worker::page_size;
+using worker::where;
+using worker::whole_pages;
+
+// Resident memory a call may add to what its worker holds when the call starts, watched by the gate
+// (every 5 ms while it runs, and its peak after it). A worker that comes to hold this much more
+// than it started with, over many calls, is replaced before the next call.
 constexpr std::size_t memory_budget_bytes = std::size_t{1} << 30;
-constexpr std::size_t address_space_headroom = std::size_t{4} << 30;
-// No valid pe_status: a call that never returns leaves it there.
-constexpr std::int32_t status_sentinel = 0x5e771e;
-
-using abi_version_fn = int32_t (*)();
-using name_fn = const char* (*)();
-using run_fn = int32_t (*)(const char*, const char*, const pe_tensor*, int32_t, pe_tensor*, int32_t, char*, size_t);
-
-// How far a child got, so an exit or a signal can say where it happened.
-enum stage : std::int32_t { started, loading, loaded, in_version, in_name, running, returned, failed };
-
-std::string_view where(std::int32_t s) {
-  switch (s) {
-    case started: return "before loading it";
-    case loading: return "while loading it (dlopen and its constructors)";
-    case loaded: return "after loading it";
-    case in_version: return "in pe_impl_abi_version";
-    case in_name: return "in pe_impl_name";
-    case running: return "inside pe_impl_run";
-    default: return "after pe_impl_run returned";
-  }
-}
-
-// What a child reports to the gate: the only page of the region the implementation cannot write.
-struct control_block {
-  std::int32_t stage;
-  std::int32_t status;  // pe_impl_run's return, status_sentinel until it returns
-  std::int32_t abi_version;
-  std::int32_t fault_signal;  // set by the child's fault handler
-  std::int32_t fault_access;  // 1 write, 0 read, -1 unknown
-  std::uint64_t fault_address;
-  std::uint64_t baseline_resident_pages;  // the child's resident set when it started
-  std::uint64_t name_length;               // strnlen(name, name_limit + 1), or ~0 for NULL
-  char name[plugin_name_limit + 1];
-  char error[512];
-};
-
-std::size_t page_size() {
-  static const std::size_t size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  return size;
-}
-std::size_t whole_pages(std::size_t bytes) { return (bytes + page_size() - 1) / page_size() * page_size(); }
-
-// A tensor (or the message buffer) in the region: `bytes` used, `room` up to its guard page.
-struct span {
-  std::string what;
-  unsigned char* data;
-  std::size_t bytes, room;
-  bool input;
-};
-
-// One child's memory, mapped before the fork so both processes see it at the same address:
-// [far guard | control | message | guard | input | guard | ... | output | guard | ... | far guard].
-// Every tensor starts a page (so it is 64-byte aligned); the bytes between its end and its guard
-// page hold guard_value, checked after the call.
-class call_region {
- public:
-  call_region(const std::vector<io_tensor>& inputs, const std::vector<io_tensor>& outputs) {
-    const std::size_t page = page_size();
-    control_room_ = whole_pages(sizeof(control_block));
-    std::size_t content = control_room_ + 2 * page;  // control, message, its guard
-    for (const auto* list : {&inputs, &outputs})
-      for (const auto& t : *list) content += whole_pages(t.bytes.size()) + page;
-    total_ = content + 2 * far_guard_bytes;
-    reserved_ = mmap(nullptr, total_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (reserved_ == MAP_FAILED) throw std::runtime_error("gate: cannot reserve memory for a call");
-    base_ = static_cast<unsigned char*>(reserved_) + far_guard_bytes;
-    if (mmap(base_, content, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
-      munmap(reserved_, total_);
-      throw std::runtime_error("gate: cannot map shared memory for a call");
-    }
-    control().status = status_sentinel;
-    inputs_ = inputs.size();
-    unsigned char* at = base_ + control_room_;
-    place("the message buffer", at, message_bytes, false);
-    for (const auto& t : inputs) std::memcpy(place("input " + t.name, at, t.bytes.size(), true), t.bytes.data(), t.bytes.size());
-    for (const auto& t : outputs) place("output " + t.name, at, t.bytes.size(), false);
-  }
-  ~call_region() { munmap(reserved_, total_); }
-  call_region(const call_region&) = delete;
-  call_region& operator=(const call_region&) = delete;
-
-  control_block& control() { return *reinterpret_cast<control_block*>(base_); }
-  char* message() { return reinterpret_cast<char*>(spans_[0].data); }
-  unsigned char* input(std::size_t k) { return spans_[1 + k].data; }
-  unsigned char* output(std::size_t k) { return spans_[1 + inputs_ + k].data; }
-
-  // In the child, just before pe_impl_run: the control block and the inputs read-only, guard pages
-  // inaccessible. The pages stay as they were in the gate.
-  void protect_for_call() {
-    mprotect(base_, control_room_, PROT_READ);
-    for (const auto& s : spans_) {
-      if (s.input) mprotect(s.data, s.room, PROT_READ);
-      mprotect(s.data + s.room, page_size(), PROT_NONE);
-    }
-  }
-  void release_control() { mprotect(base_, control_room_, PROT_READ | PROT_WRITE); }
-
-  // A fault at `address` as the call's failure, or nothing if the address is not the region's.
-  std::optional<call_result> fault_at(std::uintptr_t address, int access, int signal) const {
-    const auto* a = reinterpret_cast<const unsigned char*>(address);
-    if (a < static_cast<const unsigned char*>(reserved_) || a >= static_cast<const unsigned char*>(reserved_) + total_) return std::nullopt;
-    const std::string verb = access == 1 ? "wrote" : access == 0 ? "read" : "touched";
-    const auto outside = [&](std::string text) {
-      // Reading outside a tensor is a crash of the implementation; writing outside its outputs is a stray write.
-      if (access == 1) return call_result{call_status::out_of_bounds, std::move(text), {}};
-      return call_result{call_status::crashed, fmt::format("killed by signal {} ({}): {}", signal, strsignal(signal), text), {}};
-    };
-    if (a >= base_ && a < base_ + control_room_) return outside(verb + " into the gate's control block");
-    const span* nearest = nullptr;
-    std::size_t distance = SIZE_MAX;
-    for (const auto& s : spans_) {
-      const std::size_t d = a < s.data ? static_cast<std::size_t>(s.data - a) : a < s.data + s.bytes ? 0 : static_cast<std::size_t>(a - s.data - s.bytes);
-      if (d < distance) distance = d, nearest = &s;
-    }
-    if (distance == 0) return outside(fmt::format("{} into {}", verb, nearest->what));
-    if (a < nearest->data) return outside(fmt::format("{} before the {} bytes of {}, {} bytes before it", verb, nearest->bytes, nearest->what, distance));
-    return outside(fmt::format("{} past the {} bytes of {}, at byte {}", verb, nearest->bytes, nearest->what, a - nearest->data));
-  }
-
-  // A write between an output's (or the message's) end and its guard page, if any.
-  std::optional<std::string> stray_write() const {
-    for (const auto& s : spans_) {
-      if (s.input) continue;
-      for (std::size_t b = s.bytes; b < s.room; ++b)
-        if (s.data[b] != guard_value) return fmt::format("wrote past the {} bytes of {}, at byte {}", s.bytes, s.what, b);
-    }
-    return std::nullopt;
-  }
-
- private:
-  unsigned char* place(std::string what, unsigned char*& at, std::size_t bytes, bool input) {
-    const std::size_t room = whole_pages(bytes);
-    std::memset(at + bytes, guard_value, room - bytes);
-    spans_.push_back({std::move(what), at, bytes, room, input});
-    at += room + page_size();
-    return spans_.back().data;
-  }
-
-  void* reserved_ = nullptr;
-  unsigned char* base_ = nullptr;
-  std::size_t total_ = 0, control_room_ = 0, inputs_ = 0;
-  std::vector<span> spans_;  // the message buffer, the inputs, the outputs
-};
-
-// The child's fault handler (SIGSEGV, SIGBUS) records where it faulted, then dies of the signal.
-control_block* faulting_control = nullptr;
-std::size_t faulting_control_room = 0;
-alignas(16) char fault_stack[64 * 1024];
-
-void on_fault(int sig, siginfo_t* info, void* context) {
-  if (info->si_code > 0 && faulting_control) {  // raised by the kernel for an access, not sent by kill()
-    mprotect(faulting_control, faulting_control_room, PROT_READ | PROT_WRITE);
-    faulting_control->fault_signal = sig;
-    faulting_control->fault_address = reinterpret_cast<std::uintptr_t>(info->si_addr);
-#if defined(__x86_64__)
-    faulting_control->fault_access = (static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
-#else
-    (void)context;
-    faulting_control->fault_access = -1;
-#endif
-  }
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
-
-// The two numbers of /proc/<pid>/statm the gate reads: address space and resident set, in pages.
-struct memory_pages {
-  std::uint64_t size = 0, resident = 0;
-};
-memory_pages memory_of(const char* statm) {
-  memory_pages m;
-  char text[128] = {};
-  const int fd = open(statm, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return m;
-  const ssize_t n = read(fd, text, sizeof text - 1);
-  close(fd);
-  if (n > 0) std::sscanf(text, "%lu %lu", &m.size, &m.resident);
-  return m;
-}
-
-// In a fresh child, before any plugin code: stdout to the gate's log (the report is the gate's),
-// first in line for the OOM killer, the address space capped, a fault handler on its own stack.
-void enter_child(control_block& c) {
-  dup2(2, 1);
-  if (const int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC); fd >= 0) {
-    (void)!write(fd, "1000", 4);
-    close(fd);
-  }
-  const memory_pages m = memory_of("/proc/self/statm");
-  c.baseline_resident_pages = m.resident;
-  const rlim_t cap = m.size * page_size() + address_space_headroom;
-  const rlimit limit{cap, cap};
-  setrlimit(RLIMIT_AS, &limit);
-  faulting_control = &c;
-  faulting_control_room = whole_pages(sizeof(control_block));
-  const stack_t stack{fault_stack, 0, sizeof fault_stack};
-  sigaltstack(&stack, nullptr);
-  struct sigaction on{};
-  on.sa_sigaction = on_fault;
-  on.sa_flags = SA_SIGINFO | SA_ONSTACK;
-  sigaction(SIGSEGV, &on, nullptr);
-  sigaction(SIGBUS, &on, nullptr);
-}
-
-void copy_text(char (&into)[512], const char* text) {
-  std::snprintf(into, sizeof into, "%s", text ? text : "");
-}
-
-// How a child ended, seen from the gate.
-struct child_end {
-  bool ended = false;          // before the deadline
-  bool out_of_memory = false;  // grew past the budget (killed, or peaked there before it ended)
-  int status = 0;              // wait status
-};
-
-// Runs body in a child of its own group under the deadline and the memory budget, then kills the
-// group. The budget is watched from outside (resident set every 5 ms, and its peak at the end),
-// because a plugin that hits RLIMIT_AS only sees a failed allocation, and dies of it any way it likes.
-child_end run_isolated(call_region& region, int timeout_ms, const std::function<void()>& body) {
-  process::child c(body);
-  const std::string statm = fmt::format("/proc/{}/statm", c.pid());
-  const std::uint64_t budget_pages = memory_budget_bytes / page_size();
-  const auto grown_pages = [&](std::uint64_t resident) {
-    const std::uint64_t base = region.control().baseline_resident_pages;
-    return base > 0 && resident > base ? resident - base : 0;
-  };
-  child_end e;
-  const auto within_budget = [&] {
-    e.out_of_memory = grown_pages(memory_of(statm.c_str()).resident) > budget_pages;
-    return !e.out_of_memory;
-  };
-  e.ended = c.wait_until(process::clock_type::now() + std::chrono::milliseconds(timeout_ms), within_budget);
-  rusage used{};
-  e.status = c.finish(&used);
-  e.out_of_memory = e.out_of_memory || grown_pages(static_cast<std::uint64_t>(used.ru_maxrss) * 1024 / page_size()) > budget_pages;
-  return e;
-}
+constexpr int memory_watch_ms = 5;
 
 std::string out_of_memory_message() {
   return fmt::format("out of memory: the call grew past {} MiB of resident memory, the gate's limit per call", memory_budget_bytes >> 20);
 }
 
-// What went wrong with a child that did not finish its work, if anything: OOM, deadline, a signal, an exit.
-std::optional<call_result> abnormal_end(const child_end& e, call_region& region, int timeout_ms, std::int32_t done_stage) {
-  const control_block& c = region.control();
-  if (e.out_of_memory) return call_result{call_status::crashed, out_of_memory_message(), {}};
-  if (!e.ended) return call_result{call_status::timed_out, fmt::format("no answer within {} ms", timeout_ms), {}};
-  if (WIFSIGNALED(e.status)) {
-    const int sig = WTERMSIG(e.status);
-    if (c.fault_signal == sig)
-      if (auto fault = region.fault_at(c.fault_address, c.fault_access, sig)) return fault;
-    return call_result{call_status::crashed, fmt::format("killed by signal {} ({}) {}", sig, strsignal(sig), where(c.stage)), {}};
+// A /proc file of a worker, kept open for its life and read again from its start (pread).
+class proc_file {
+ public:
+  explicit proc_file(const std::string& path) : fd_(open(path.c_str(), O_RDONLY | O_CLOEXEC)) {}
+  ~proc_file() {
+    if (fd_ >= 0) close(fd_);
   }
-  if (c.stage == failed) return call_result{call_status::crashed, c.error, {}};
-  if (c.stage != done_stage) {
-    return call_result{call_status::crashed, fmt::format("exited with status {} {}", WEXITSTATUS(e.status), where(c.stage)), {}};
+  proc_file(const proc_file&) = delete;
+  proc_file& operator=(const proc_file&) = delete;
+  std::string text() const {
+    char buffer[4096];
+    const ssize_t n = fd_ >= 0 ? pread(fd_, buffer, sizeof buffer - 1, 0) : -1;
+    return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
   }
-  return std::nullopt;
+
+ private:
+  int fd_;
+};
+
+// The two numbers of statm the gate reads: address space and resident set, in pages.
+struct memory_pages {
+  unsigned long size = 0, resident = 0;
+};
+memory_pages pages_of(const proc_file& statm) {
+  memory_pages m;
+  std::sscanf(statm.text().c_str(), "%lu %lu", &m.size, &m.resident);
+  return m;
+}
+// The peak resident set (VmHWM) in pages, 0 if unreadable.
+unsigned long peak_pages_of(const proc_file& status) {
+  const std::string text = status.text();
+  const auto at = text.find("VmHWM:");
+  unsigned long kib = 0;
+  if (at != std::string::npos) std::sscanf(text.c_str() + at + 6, "%lu", &kib);
+  return kib * 1024 / page_size();
 }
 
-// The plugin's name as the query child copied it, or why it is unusable.
+// A worker's shared memory: the control block (mapped before the fork, so at the same address in
+// the worker) and the call file (a memfd both map; the gate's view grows with the calls).
+class shared_memory {
+ public:
+  shared_memory() {
+    control_bytes_ = whole_pages(sizeof(control_block));
+    void* c = mmap(nullptr, control_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (c == MAP_FAILED) throw std::runtime_error("gate: cannot map a worker's control block");
+    control_ = static_cast<control_block*>(c);
+    control_->status = worker::status_sentinel;
+    file_ = memfd_create("pecheck-call", MFD_CLOEXEC);
+    if (file_ < 0) throw std::runtime_error("gate: cannot create a worker's call memory (memfd_create)");
+  }
+  ~shared_memory() {
+    if (view_) munmap(view_, view_bytes_);
+    close(file_);
+    munmap(control_, control_bytes_);
+  }
+  shared_memory(const shared_memory&) = delete;
+  shared_memory& operator=(const shared_memory&) = delete;
+
+  control_block& control() const { return *control_; }
+  bool in_control(std::uintptr_t a) const {
+    const auto c = reinterpret_cast<std::uintptr_t>(control_);
+    return a >= c && a < c + control_bytes_;
+  }
+  int file() const { return file_; }
+
+  // The call file, at least `bytes` long, as the gate sees it.
+  unsigned char* view(std::size_t bytes) {
+    if (bytes > view_bytes_) {
+      if (view_) munmap(view_, view_bytes_);
+      view_ = nullptr;
+      const std::size_t grown = std::max(bytes, 2 * view_bytes_);
+      void* v = ftruncate(file_, static_cast<off_t>(grown)) == 0 ? mmap(nullptr, grown, PROT_READ | PROT_WRITE, MAP_SHARED, file_, 0) : MAP_FAILED;
+      if (v == MAP_FAILED) throw std::runtime_error(fmt::format("gate: cannot map {} bytes of call memory", grown));
+      view_ = static_cast<unsigned char*>(v);
+      view_bytes_ = grown;
+    }
+    return view_;
+  }
+
+ private:
+  control_block* control_ = nullptr;
+  std::size_t control_bytes_ = 0;
+  int file_ = -1;
+  unsigned char* view_ = nullptr;
+  std::size_t view_bytes_ = 0;
+};
+
+// A fault at `address` of the worker's as the call's failure, or nothing if the address is not the call's.
+std::optional<call_result> fault_at(const shared_memory& memory, const worker::call_layout& layout, std::uintptr_t address, int access,
+                                    int signal) {
+  const std::string verb = access == 1 ? "wrote" : access == 0 ? "read" : "touched";
+  const auto outside = [&](std::string text) {
+    // Reading outside a tensor is a crash of the implementation; writing outside its outputs is a stray write.
+    if (access == 1) return call_result{call_status::out_of_bounds, std::move(text), {}};
+    return call_result{call_status::crashed, fmt::format("killed by signal {} ({}): {}", signal, strsignal(signal), text), {}};
+  };
+  if (memory.in_control(address)) return outside(verb + " into the gate's control block");
+  const std::uintptr_t reserved = memory.control().region_base;
+  if (address < reserved || address >= reserved + layout.bytes + 2 * worker::far_guard_bytes) return std::nullopt;
+  // Offsets from the call memory's start (negative in the far guard before it).
+  const auto a = static_cast<std::int64_t>(address - reserved) - static_cast<std::int64_t>(worker::far_guard_bytes);
+  const worker::span* nearest = nullptr;
+  std::uint64_t distance = UINT64_MAX;
+  for (const auto& s : layout.spans) {
+    const auto start = static_cast<std::int64_t>(s.offset), end = start + static_cast<std::int64_t>(s.bytes);
+    const std::uint64_t d = a < start ? static_cast<std::uint64_t>(start - a) : a < end ? 0 : static_cast<std::uint64_t>(a - end);
+    if (d < distance) distance = d, nearest = &s;
+  }
+  const auto at = a - static_cast<std::int64_t>(nearest->offset);
+  if (distance == 0) return outside(fmt::format("{} into {}", verb, nearest->what));
+  if (at < 0) return outside(fmt::format("{} before the {} bytes of {}, {} bytes before it", verb, nearest->bytes, nearest->what, distance));
+  return outside(fmt::format("{} past the {} bytes of {}, at byte {}", verb, nearest->bytes, nearest->what, at));
+}
+
+// The plugin's name as the first worker copied it, or why it is unusable.
 std::string checked_name(const control_block& c, const std::string& path) {
   if (c.name_length == ~std::uint64_t{0}) return path;  // NULL: the path stands for it
   if (c.name_length > plugin_name_limit) {
@@ -325,21 +188,110 @@ std::string checked_name(const control_block& c, const std::string& path) {
   return name.empty() ? path : name;
 }
 
-class plugin final : public implementation {
+// One worker process with the plugin loaded. It answers one byte per request on its channel; a
+// missing answer (an end, the deadline, the memory budget) ends it, and the gate says why.
+class plugin_worker {
  public:
-  plugin(std::string path, int timeout_ms) : path_(std::move(path)), timeout_ms_(timeout_ms) { name_ = query(); }
+  plugin_worker(const std::string& path, int timeout_ms) : timeout_ms_(timeout_ms) {
+    int ends[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) throw std::runtime_error("gate: cannot create a worker's channel");
+    channel_ = ends[0];
+    control_block& c = memory_.control();
+    child_ = std::make_unique<process::child>([&] {
+      close(ends[0]);
+      worker::serve(path, c, ends[1], memory_.file());
+    });
+    close(ends[1]);
+    statm_ = std::make_unique<proc_file>(fmt::format("/proc/{}/statm", child_->pid()));
+    status_ = std::make_unique<proc_file>(fmt::format("/proc/{}/status", child_->pid()));
+    startup_ = await_answer(nullptr);
+    if (!startup_) started_ = pages_of(*statm_);
+  }
+  ~plugin_worker() {
+    child_->finish();
+    close(channel_);
+  }
+  plugin_worker(const plugin_worker&) = delete;
+  plugin_worker& operator=(const plugin_worker&) = delete;
 
-  std::string name() const override { return name_; }
+  // Why the worker could not load the plugin (it has ended then), or nothing.
+  const std::optional<call_result>& startup_failure() const { return startup_; }
+  const control_block& control() const { return memory_.control(); }
+  bool alive() const { return alive_; }
+  int calls() const { return calls_; }
+  // The last call ended past the memory budget (measured from its own start, so its own doing).
+  bool ran_out_of_memory() const { return out_of_memory_; }
 
-  call_result run(const std::string& op, const std::string& spec, const std::vector<io_tensor>& inputs,
-                  const std::vector<io_tensor>& outputs) override {
-    call_region region(inputs, outputs);
-    const child_end e = run_isolated(region, timeout_ms_, [&] { call_child(region, op, spec, inputs, outputs); });
-    if (auto r = abnormal_end(e, region, timeout_ms_, returned)) return *r;
-    if (auto stray = region.stray_write()) return {call_status::out_of_bounds, *stray, {}};
-    const control_block& c = region.control();
+  // Why the worker should not serve another call, if it should not: it is single-use, holds
+  // memory past the budget, or a call left a process behind.
+  std::optional<std::string> retirement() const {
+    const control_block& c = memory_.control();
+    if (c.single_use) return "single use";
+    if (c.left_processes) return "a call left a process behind";
+    const memory_pages now = pages_of(*statm_);
+    if (now.resident > started_.resident && (now.resident - started_.resident) * page_size() > memory_budget_bytes) {
+      return fmt::format("it held more than {} MiB of resident memory past its start", memory_budget_bytes >> 20);
+    }
+    if (now.size > started_.size && (now.size - started_.size) * page_size() > worker::address_space_headroom) {
+      return fmt::format("its address space grew past {} GiB more than its start", worker::address_space_headroom >> 30);
+    }
+    return std::nullopt;
+  }
+
+  call_result call(const std::string& op, const std::string& spec, const std::vector<io_tensor>& inputs, const std::vector<io_tensor>& outputs) {
+    nlohmann::json request{{"op", op}, {"spec", spec}, {"spans", nlohmann::json::array()}, {"inputs", nlohmann::json::array()},
+                           {"outputs", nlohmann::json::array()}};
+    for (const auto* list : {&inputs, &outputs})
+      for (const auto& t : *list)
+        request[list == &inputs ? "inputs" : "outputs"].push_back({{"name", t.name}, {"dtype", static_cast<int>(t.type)}, {"shape", t.shape}});
+    // The spans' offsets depend on the request's size, which holds them: lay out with a guess, then
+    // again until the request fits its span (a page holds small requests; a second pass at most).
+    std::vector<std::uint8_t> packed;
+    worker::call_layout layout = worker::call_layout::of(page_size(), inputs, outputs);
+    for (;;) {
+      request["spans"] = nlohmann::json::array();
+      for (const auto& s : layout.spans) request["spans"].push_back({s.offset, s.bytes, s.room, s.read_only});
+      packed = nlohmann::json::to_msgpack(request);
+      if (2 * sizeof(std::uint64_t) + packed.size() <= layout.spans[0].room) break;
+      layout = worker::call_layout::of(2 * sizeof(std::uint64_t) + packed.size(), inputs, outputs);
+    }
+    unsigned char* view = memory_.view(layout.bytes);
+    const std::uint64_t head[2] = {layout.bytes, packed.size()};
+    std::memcpy(view, head, sizeof head);
+    std::memcpy(view + sizeof head, packed.data(), packed.size());
+    for (std::size_t k = 0; k < inputs.size(); ++k) std::memcpy(view + layout.input(k).offset, inputs[k].bytes.data(), inputs[k].bytes.size());
+    // Outputs and the message start zeroed, with guard bytes up to their guard page (checked after the call).
+    for (std::size_t k = 1; k < layout.spans.size(); ++k) {
+      const auto& s = layout.spans[k];
+      if (s.read_only) continue;
+      std::memset(view + s.offset, 0, s.bytes);
+      std::memset(view + s.offset + s.bytes, worker::guard_value, s.room - s.bytes);
+    }
+    control_block& c = memory_.control();
+    c.status = worker::status_sentinel;
+    c.fault_signal = c.fault_access = c.left_processes = 0;
+    c.fault_address = c.region_base = 0;
+    c.error[0] = '\0';
+    ++calls_;
+    // A worker that died between calls does not read this; the wait below sees it end.
+    (void)!send(channel_, "c", 1, MSG_NOSIGNAL);
+    if (auto r = await_answer(&layout)) return *r;
+    const unsigned long peak = peak_pages_of(*status_);
+    if (peak > c.baseline_resident_pages && (peak - c.baseline_resident_pages) * page_size() > memory_budget_bytes) {
+      out_of_memory_ = true;
+      return end_with({call_status::crashed, out_of_memory_message(), {}});
+    }
+    for (std::size_t k = 1; k < layout.spans.size(); ++k) {
+      const auto& s = layout.spans[k];
+      if (s.read_only) continue;
+      for (std::size_t b = s.bytes; b < s.room; ++b)
+        if (view[s.offset + b] != worker::guard_value) {
+          return end_with({call_status::out_of_bounds, fmt::format("wrote past the {} bytes of {}, at byte {}", s.bytes, s.what, b), {}});
+        }
+    }
     call_result r;
-    r.message.assign(region.message(), strnlen(region.message(), message_bytes));
+    const char* message = reinterpret_cast<const char*>(view + layout.message().offset);
+    r.message.assign(message, strnlen(message, worker::message_bytes));
     if (c.status == PE_UNSUPPORTED) {
       r.status = call_status::unsupported;
       return r;
@@ -351,87 +303,164 @@ class plugin final : public implementation {
     }
     if (c.status != PE_OK) return {call_status::bad_output, fmt::format("pe_impl_run returned {}, not PE_OK, PE_UNSUPPORTED or PE_ERROR", c.status), {}};
     r.outputs = outputs;
-    for (std::size_t k = 0; k < outputs.size(); ++k) std::memcpy(r.outputs[k].bytes.data(), region.output(k), outputs[k].bytes.size());
+    for (std::size_t k = 0; k < outputs.size(); ++k) std::memcpy(r.outputs[k].bytes.data(), view + layout.output(k).offset, outputs[k].bytes.size());
     return r;
   }
 
  private:
-  // Loads the plugin in a child and reads its version and name there; any fault is input_error (exit 2).
-  std::string query() {
-    call_region region({}, {});
-    const child_end e = run_isolated(region, timeout_ms_, [&] { query_child(region.control()); });
-    if (const auto r = abnormal_end(e, region, timeout_ms_, returned)) {
-      const bool deadline = !e.ended && !e.out_of_memory;
-      throw input_error(fmt::format("--impl {}: {}{}{}", path_, r->message, deadline ? " " : "", deadline ? where(region.control().stage) : ""));
+  // Waits for the worker's answer byte under the deadline and the memory watch. Nothing if it
+  // answered; else the worker is ended and the result says why, `layout` being the call's memory
+  // (null at startup).
+  std::optional<call_result> await_answer(const worker::call_layout* layout) {
+    const auto deadline = process::clock_type::now() + std::chrono::milliseconds(timeout_ms_);
+    const control_block& c = memory_.control();
+    bool channel_open = true, out_of_memory = false, ended = false;
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - process::clock_type::now()).count();
+      pollfd fds[2] = {{channel_, POLLIN, 0}, {child_->pidfd(), POLLIN, 0}};
+      pollfd* first = channel_open ? &fds[0] : &fds[1];
+      const int count = (channel_open ? 1 : 0) + (child_->pidfd() >= 0 ? 1 : 0);
+      // No pidfd (kernel before 5.3): the leader's state is checked every slice instead.
+      const int slice = static_cast<int>(std::max<long long>(0, std::min<long long>(left, child_->pidfd() >= 0 ? memory_watch_ms : 1)));
+      if (count > 0) poll(first, static_cast<nfds_t>(count), slice);
+      else usleep(1000);
+      if (channel_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+        char byte = 0;
+        const ssize_t n = recv(channel_, &byte, 1, MSG_DONTWAIT);
+        if (n == 1) return std::nullopt;
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) channel_open = false;  // closed: it is ending
+      }
+      if (child_->ended()) {
+        ended = true;
+        break;
+      }
+      const memory_pages m = pages_of(*statm_);
+      if (m.resident > c.baseline_resident_pages && (m.resident - c.baseline_resident_pages) * page_size() > memory_budget_bytes) {
+        out_of_memory = true;
+        break;
+      }
+      if (left <= 0) break;
     }
-    const control_block& c = region.control();
+    rusage used{};
+    const int status = child_->finish(&used);
+    alive_ = false;
+    const auto peak = static_cast<std::uint64_t>(used.ru_maxrss) * 1024 / page_size();
+    out_of_memory = out_of_memory || (peak > c.baseline_resident_pages && (peak - c.baseline_resident_pages) * page_size() > memory_budget_bytes);
+    if (out_of_memory) {
+      out_of_memory_ = true;
+      return call_result{call_status::crashed, out_of_memory_message(), {}};
+    }
+    if (!ended) return call_result{call_status::timed_out, fmt::format("no answer within {} ms", timeout_ms_), {}};
+    if (WIFSIGNALED(status)) {
+      const int sig = WTERMSIG(status);
+      if (layout && c.fault_signal == sig)
+        if (auto fault = fault_at(memory_, *layout, c.fault_address, c.fault_access, sig)) return fault;
+      return call_result{call_status::crashed, fmt::format("killed by signal {} ({}) {}", sig, strsignal(sig), where(c.stage)), {}};
+    }
+    if (c.stage == worker::failed) return call_result{call_status::crashed, c.error, {}};
+    return call_result{call_status::crashed, fmt::format("exited with status {} {}", WEXITSTATUS(status), where(c.stage)), {}};
+  }
+
+  call_result end_with(call_result r) {
+    child_->finish();
+    alive_ = false;
+    return r;
+  }
+
+  int timeout_ms_;
+  shared_memory memory_;
+  int channel_ = -1;
+  std::unique_ptr<process::child> child_;
+  std::unique_ptr<proc_file> statm_, status_;
+  std::optional<call_result> startup_;
+  memory_pages started_;
+  bool alive_ = true, out_of_memory_ = false;
+  int calls_ = 0;
+};
+
+class plugin final : public implementation {
+ public:
+  plugin(std::string path, int timeout_ms, plugin_isolation isolation) : path_(std::move(path)), timeout_ms_(timeout_ms), isolation_(isolation) {
+    worker_ = std::make_unique<plugin_worker>(path_, timeout_ms_);
+    if (const auto& failure = worker_->startup_failure()) {
+      const bool deadline = failure->status == call_status::timed_out;
+      throw input_error(fmt::format("--impl {}: {}{}{}", path_, failure->message, deadline ? " " : "", deadline ? where(worker_->control().stage) : ""));
+    }
+    const control_block& c = worker_->control();
     if (c.abi_version != PE_IMPL_ABI_VERSION) {
       throw input_error(fmt::format("--impl {}: ABI version {}, this gate speaks {}", path_, c.abi_version, PE_IMPL_ABI_VERSION));
     }
-    return checked_name(c, path_);
+    name_ = checked_name(c, path_);
   }
 
-  [[noreturn]] void query_child(control_block& c) const {
-    enter_child(c);
-    c.stage = loading;
-    void* handle = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) fail(c, fmt::format("cannot load: {}", dlerror()));
-    c.stage = loaded;
-    const auto symbol = [&](const char* name) {
-      void* s = dlsym(handle, name);
-      if (!s) fail(c, fmt::format("does not export {} (see pecheck/impl.h)", name));
-      return s;
-    };
-    const auto version = reinterpret_cast<abi_version_fn>(symbol("pe_impl_abi_version"));
-    const auto name = reinterpret_cast<name_fn>(symbol("pe_impl_name"));
-    symbol("pe_impl_run");
-    c.stage = in_version;
-    c.abi_version = version();
-    c.stage = in_name;
-    const char* n = name();
-    // At most the limit and one more byte are read: a name without its NUL is not read past that.
-    c.name_length = n ? strnlen(n, plugin_name_limit + 1) : ~std::uint64_t{0};
-    if (n) std::memcpy(c.name, n, std::min<std::size_t>(c.name_length, plugin_name_limit));
-    c.stage = returned;
-    _exit(0);
-  }
+  std::string name() const override { return name_; }
 
-  [[noreturn]] void call_child(call_region& region, const std::string& op, const std::string& spec, const std::vector<io_tensor>& inputs,
-                               const std::vector<io_tensor>& outputs) const {
-    control_block& c = region.control();
-    enter_child(c);
-    c.stage = loading;
-    void* handle = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) fail(c, fmt::format("cannot load the plugin again: {}", dlerror()));
-    const auto run = reinterpret_cast<run_fn>(dlsym(handle, "pe_impl_run"));
-    if (!run) fail(c, "pe_impl_run is gone since the plugin was loaded");
-    std::vector<pe_tensor> in, out;
-    for (std::size_t k = 0; k < inputs.size(); ++k) {
-      const auto& t = inputs[k];
-      in.push_back({t.name.c_str(), static_cast<int32_t>(t.type), static_cast<int32_t>(t.shape.size()), t.shape.data(), region.input(k)});
+  call_result run(const std::string& op, const std::string& spec, const std::vector<io_tensor>& inputs,
+                  const std::vector<io_tensor>& outputs) override {
+    if (!worker_ && !(worker_ = fresh_worker())) return restart_failure_;
+    const int served_before = worker_->calls();
+    call_result r = worker_->call(op, spec, inputs, outputs);
+    const bool own_memory = worker_->ran_out_of_memory();
+    retire_if_due();
+    // A crash or a stray write in a worker that served other calls first may be theirs (a corrupt
+    // heap, a stale pointer): the same call again in a fresh worker tells which. Running out of
+    // memory is not: the budget counts from the call's start. Nor is a hang, which would cost
+    // another deadline to tell.
+    if (served_before > 0 && !own_memory && (r.status == call_status::crashed || r.status == call_status::out_of_bounds)) {
+      worker_.reset();
+      if (!(worker_ = fresh_worker())) return r;
+      call_result again = worker_->call(op, spec, inputs, outputs);
+      retire_if_due();
+      if (is_fatal(again.status)) return again;
+      r.message += fmt::format(
+          " (after {} earlier calls in the same worker process; in a fresh one the same call did not fail: the implementation leaves "
+          "state behind that breaks a later call; --isolation call runs each call in a process of its own)",
+          served_before);
     }
-    for (std::size_t k = 0; k < outputs.size(); ++k) {
-      const auto& t = outputs[k];
-      out.push_back({t.name.c_str(), static_cast<int32_t>(t.type), static_cast<int32_t>(t.shape.size()), t.shape.data(), region.output(k)});
-    }
-    c.stage = running;
-    region.protect_for_call();
-    const int32_t status = run(op.c_str(), spec.c_str(), in.data(), static_cast<int32_t>(in.size()), out.data(), static_cast<int32_t>(out.size()),
-                               region.message(), message_bytes);
-    region.release_control();
-    c.status = status;
-    c.stage = returned;
-    _exit(0);
+    return r;
   }
 
-  [[noreturn]] static void fail(control_block& c, const std::string& why) {
-    copy_text(c.error, why.c_str());
-    c.stage = failed;
-    _exit(0);
+  std::vector<std::string> notes() const override {
+    std::vector<std::string> out;
+    for (const auto& [why, count] : retired_) {
+      if (why != "single use") out.push_back(fmt::format("the plugin's worker process was replaced {} time(s): {}", count, why));
+    }
+    return out;
+  }
+
+ private:
+  // A worker started afresh after a fault or a retirement; null if it could not load the plugin
+  // (restart_failure_ says why).
+  std::unique_ptr<plugin_worker> fresh_worker() {
+    auto w = std::make_unique<plugin_worker>(path_, timeout_ms_);
+    if (const auto& failure = w->startup_failure()) {
+      restart_failure_ = *failure;
+      restart_failure_.message = "restarting the plugin's worker: " + failure->message;
+      return nullptr;
+    }
+    return w;
+  }
+
+  void retire_if_due() {
+    if (!worker_) return;
+    if (!worker_->alive()) {
+      worker_.reset();
+      return;
+    }
+    auto why = worker_->retirement();
+    if (!why && isolation_ == plugin_isolation::call) why = "single use";
+    if (why) {
+      ++retired_[*why];
+      worker_.reset();
+    }
   }
 
   std::string path_, name_;
   int timeout_ms_;
+  plugin_isolation isolation_;
+  std::unique_ptr<plugin_worker> worker_;
+  call_result restart_failure_;
+  std::map<std::string, int> retired_;
 };
 
 // After `limit` consecutive deadlines the implementation is declared hung: later calls fail at
@@ -440,6 +469,7 @@ class hang_limited final : public implementation {
  public:
   hang_limited(std::unique_ptr<implementation> inner, int timeout_ms) : inner_(std::move(inner)), timeout_ms_(timeout_ms) {}
   std::string name() const override { return inner_->name(); }
+  std::vector<std::string> notes() const override { return inner_->notes(); }
   call_result run(const std::string& op, const std::string& spec, const std::vector<io_tensor>& inputs,
                   const std::vector<io_tensor>& outputs) override {
     if (deadlines_ >= hung_after_deadlines) {
@@ -462,8 +492,14 @@ std::unique_ptr<implementation> declared_hung_after_deadlines(std::unique_ptr<im
   return std::make_unique<hang_limited>(std::move(inner), timeout_ms);
 }
 
-std::unique_ptr<implementation> load_plugin(const std::string& path, int timeout_ms) {
-  return declared_hung_after_deadlines(std::make_unique<plugin>(path, timeout_ms), timeout_ms);
+std::unique_ptr<implementation> load_plugin(const std::string& path, int timeout_ms, plugin_isolation isolation) {
+  return declared_hung_after_deadlines(std::make_unique<plugin>(path, timeout_ms, isolation), timeout_ms);
+}
+
+plugin_isolation parse_isolation(const std::string& name) {
+  if (name == "worker") return plugin_isolation::worker;
+  if (name == "call") return plugin_isolation::call;
+  throw input_error(fmt::format("--isolation '{}' is not worker or call", name));
 }
 
 }  // namespace pe::gate

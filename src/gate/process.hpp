@@ -89,6 +89,8 @@ class child {
   ~child() { finish(); }
 
   pid_t pid() const { return pid_; }
+  // A descriptor that polls readable once the leader has ended, or -1 (kernel before 5.3).
+  int pidfd() const { return pidfd_; }
 
   // True once the leader has ended (it stays a zombie, so its group id cannot be reused).
   bool ended() const {

@@ -23,6 +23,7 @@ std::string json_report(const gate_report& report) {
                            {"first_failure_fraction_of_bound", first_failure}, {"worst", r.worst_where},
                            {"detail", r.detail}, {"reproduce", r.reproduce}});
   }
+  j["notes"] = report.notes;
   return j.dump(2) + "\n";
 }
 

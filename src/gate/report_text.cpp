@@ -31,6 +31,7 @@ std::string text_results(const gate_report& report) {
   std::string out = fmt::format("gate: {} at {} I/O, {} working, {} tolerance\n", report.implementation, report.dtype, report.working, report.tolerance);
   for (const auto& r : report.results) out += line_of(r, report.dtype) + "\n";
   for (const auto& spec : report.unchecked) out += fmt::format("NOTHING     {:<28} {}  (every check was unsupported or skipped)\n", "checked", spec);
+  for (const auto& note : report.notes) out += fmt::format("note: {}\n", note);
   return out;
 }
 

@@ -60,14 +60,15 @@ gate_report run(const run_request& q) {
   }
   auto impl = q.reference           ? reference_implementation()
               : !q.impl_cmd.empty() ? start_wire(q.impl_cmd, q.timeout_ms)
-                                    : load_plugin(q.impl, q.timeout_ms);
+                                    : load_plugin(q.impl, q.timeout_ms, parse_isolation(q.isolation));
   report.implementation = impl->name();
   const std::string impl_flag = q.reference           ? std::string("--impl-reference")
                                 : !q.impl_cmd.empty() ? "--impl-cmd " + props::shell_quote(q.impl_cmd)
-                                                      : "--impl " + props::shell_quote(q.impl);
+                                                      : "--impl " + props::shell_quote(q.impl) + (q.isolation == "call" ? " --isolation call" : "");
   const std::string reproduce_prefix =
       fmt::format("pecheck gate {} --dtype {} --working {} --tolerance {}", impl_flag, q.dtype, report.working, q.tolerance);
   const double seconds = timed([&] { report.results = run_checks(*impl, q, report.specs, model, reproduce_prefix); });
+  report.notes = impl->notes();
   for (const auto& r : report.results) report.failed = report.failed || r.result == verdict::fail;
   // A spec on which nothing passed was not checked at all: that is no green light.
   for (const auto& spec : report.specs) {

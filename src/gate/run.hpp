@@ -16,6 +16,7 @@ struct run_request {
   bool reference = false;      // --impl-reference
   bool bench = false;
   std::vector<std::string> specs;  // as given: text or JSON
+  std::string isolation = "worker";  // --isolation, for --impl
   std::string dtype = "f32", working, tolerance = "standard", golden = "golden", golden_scope = "scheme";
   std::int64_t max_pos = std::int64_t{1} << 20;
   int cases = 100, timeout_ms = 10000;
@@ -35,6 +36,7 @@ struct gate_report {
   std::vector<std::string> specs;              // canonical text
   std::vector<check_result> results;           // per spec: conformance, golden, determinism, the laws
   std::vector<std::string> unchecked;          // specs on which nothing passed
+  std::vector<std::string> notes;              // the implementation's notes (implementation::notes)
   std::optional<bench_timing> bench;
   bool failed = false;                         // a FAIL, or a spec on which nothing passed
   int exit_status() const { return failed ? 1 : 0; }

@@ -39,6 +39,8 @@ enum fault {
   MESSAGE_OVERRUN = 15,
   RUN_FORKS_SPINNER = 16,
   NAME_CONTROL_BYTE = 17,
+  HEAP_CORRUPT_ON_CALL_5 = 18,
+  LEAK_64_MIB_PER_CALL = 19,
 };
 
 static volatile int *volatile nowhere = (int *)16;
@@ -69,6 +71,20 @@ const char *pe_impl_name(void) {
   return "faulty plugin";
 }
 
+/* n fresh bytes, every page touched, on transparent huge pages where the system offers them: the
+ * gate's memory watch sees the same growth, at a 512th of the page faults (so the tests' time
+ * limits hold on a loaded machine too). NULL if the mapping fails. */
+static void *touched_memory(size_t n) {
+  void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
+  madvise(m, n, MADV_HUGEPAGE);
+#endif
+  volatile char *p = m;
+  for (size_t b = 0; b < n; b += 4096) p[b] = 1; /* volatile: every page touched, not optimised away */
+  return m;
+}
+
 int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, int32_t n_inputs, pe_tensor *outputs,
                     int32_t n_outputs, char *message, size_t message_size) {
   const int32_t status = example_run(op, spec, inputs, n_inputs, outputs, n_outputs, message, message_size);
@@ -83,17 +99,9 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
     case WRITE_BEFORE: y[-1] = 1; break;
     case WRITE_INPUT: ((volatile unsigned char *)x->data)[0] ^= 1; break;
     case TOUCH_1_5_GIB: {
-      /* On transparent huge pages where the system offers them: the gate's memory watch sees the
-       * same growth, at a 512th of the page faults (the test's time limit then holds on a loaded
-       * machine too). */
       const size_t n = (size_t)3 << 29;
-      void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (m == MAP_FAILED) return PE_ERROR;
-#ifdef MADV_HUGEPAGE
-      madvise(m, n, MADV_HUGEPAGE);
-#endif
-      volatile char *p = m;
-      for (size_t b = 0; b < n; b += 4096) p[b] = 1; /* volatile: every page touched, not optimised away */
+      void *m = touched_memory(n);
+      if (!m) return PE_ERROR;
       munmap(m, n);
       break;
     }
@@ -101,6 +109,27 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
     case RUN__EXIT0: _exit(0);
     case BAD_STATUS_VALUE: return 7;
     case MESSAGE_OVERRUN: memset(message, 'm', message_size + 100); break;
+    case HEAP_CORRUPT_ON_CALL_5: {
+      /* The 5th rotate call in a process overwrites the size field of a block it keeps, as an
+       * overflow of the block before it would (a misaligned size); the next call frees the block
+       * and glibc aborts ("free(): invalid size"). A process that serves one call never sees it. */
+      static int calls = 0;
+      static size_t *kept = NULL;
+      if (kept) {
+        free(kept);
+        kept = NULL;
+      }
+      if (++calls == 5) {
+        kept = malloc(40);
+        kept[-1] = 0x1239;
+      }
+      break;
+    }
+    case LEAK_64_MIB_PER_CALL:
+      /* 64 MiB touched and never freed on every rotate call: a worker serving every call would
+       * grow without bound. */
+      if (!touched_memory((size_t)64 << 20)) return PE_ERROR;
+      break;
     case RUN_FORKS_SPINNER:
       if (fork() == 0)
         while (forever) {

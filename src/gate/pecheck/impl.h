@@ -13,16 +13,21 @@
  * reports UNSUPPORTED, not a failure), or PE_ERROR with a message (NUL-terminated, at most
  * message_size bytes) for anything else.
  *
- * No code of the plugin runs in the gate's process. A child loads it to read pe_impl_abi_version
- * and pe_impl_name (at most 256 printable bytes, NUL-terminated); any fault there (an exit or a
- * crash in a constructor or in these functions, a hang, a bad name) makes the plugin unusable.
- * Every call then runs in a fresh child that loads the plugin again, in a process group of its
- * own that is killed after the call (grandchildren too), with the gate's time limit and a
- * budget of 1 GiB of resident memory. Inputs are read-only; every tensor starts a page (so it is
- * 64-byte aligned) and is fenced by inaccessible pages; the status is a sentinel until
- * pe_impl_run returns. A crash, a hang, running out of memory, an exit inside pe_impl_run, a
- * write outside an output or into an input, or a status other than the three above is reported
- * as a failure of the case that did it. Anything the plugin prints on stdout goes to stderr.
+ * No code of the plugin runs in the gate's process. A worker process loads it once, reads
+ * pe_impl_abi_version and pe_impl_name (at most 256 printable bytes, NUL-terminated) and serves
+ * the calls; any fault while loading (an exit or a crash in a constructor or in these functions,
+ * a hang, a bad name) makes the plugin unusable. Each call runs with the gate's time limit and a
+ * budget of 1 GiB of resident memory more than the worker held when it began. Inputs are
+ * read-only; every tensor starts a page (so it is 64-byte aligned) and is fenced by inaccessible
+ * pages; outputs start zeroed; the status is a sentinel until pe_impl_run returns. A crash, a
+ * hang, running out of memory, an exit inside pe_impl_run, a write outside an output or into an
+ * input, or a status other than the three above is reported as a failure of the case that did
+ * it, and a fresh worker serves the next call (a crash after earlier calls is tried again in a
+ * fresh worker, and the report says when only the earlier calls made it crash). A worker whose
+ * call left a child process behind, or that holds 1 GiB more than it began with, is replaced
+ * before the next call; `--isolation call` gives every call a worker of its own. Plugins may keep
+ * state between calls (a context, a thread pool), but must not count on it: any call may be the
+ * first of a process. Anything the plugin prints on stdout goes to stderr.
  */
 #ifndef PECHECK_IMPL_H
 #define PECHECK_IMPL_H
