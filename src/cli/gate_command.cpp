@@ -38,6 +38,9 @@ std::function<int()> add_gate_command(CLI::App& app) {
   cmd->add_option("--cases", q.cases, "random conformance cases per spec")->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", q.seed, "RapidCheck seed (fixed by default)");
   cmd->add_option("--timeout-ms", q.timeout_ms, "time limit of one call")->check(CLI::Range(1, 3600000));
+  cmd->add_option("--start-timeout-ms", q.start_timeout_ms,
+                  "time limit for the implementation to start: loading the plugin in its worker, a wire process's hello (default 10000)")
+      ->check(CLI::Range(1, 3600000));
   cmd->add_option("--golden", q.golden, "the golden directory (default golden)");
   cmd->add_option("--golden-scope", q.golden_scope,
                   "scheme: every golden file of the spec's scheme (default); spec: only the files of the spec itself; none: no golden check")

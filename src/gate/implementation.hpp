@@ -46,17 +46,19 @@ plugin_isolation parse_isolation(const std::string& name);  // "worker", "call";
 // A C ABI plugin (pecheck/impl.h). No code of it runs in the gate's process: a worker process loads
 // it and reads its version and name, and throws input_error (exit 2: unusable implementation)
 // naming the cause if that fails in any way (will not load, a missing symbol, another ABI version,
-// a bad name, an exit, a signal, a hang). The worker then serves the calls, each with `timeout_ms`
+// a bad name, an exit, a signal, a hang within `start_timeout_ms`). The worker then serves the calls, each with `timeout_ms`
 // and a memory budget, its inputs read-only, its outputs between guard pages. A call that crashes,
 // hangs, runs out of memory or writes out of bounds ends the worker, and a fresh one serves the
 // next; a crash after earlier calls is tried again in a fresh worker, to tell whose it is.
-std::unique_ptr<implementation> load_plugin(const std::string& path, int timeout_ms, plugin_isolation isolation = plugin_isolation::worker);
+std::unique_ptr<implementation> load_plugin(const std::string& path, int timeout_ms, int start_timeout_ms,
+                                            plugin_isolation isolation = plugin_isolation::worker);
 
 // A process speaking the wire protocol (README: "The wire protocol"), started with /bin/sh -c
 // COMMAND in a process group of its own. Throws input_error (exit 2) when it does not answer
-// hello. A call that hangs or dies fails its case, the group is killed, and the process is started
-// again for the next.
-std::unique_ptr<implementation> start_wire(const std::string& command, int timeout_ms);
+// hello within `start_timeout_ms`. A call that hangs (past `timeout_ms`) or dies fails its case,
+// the group is killed, and the process is started again for the next, answering hello first under
+// the start deadline.
+std::unique_ptr<implementation> start_wire(const std::string& command, int timeout_ms, int start_timeout_ms);
 
 // `inner`, declared hung after hung_after_deadlines consecutive timed-out calls: later calls come
 // back timed_out at once, saying so, instead of costing a deadline each. Any other answer resets the count.

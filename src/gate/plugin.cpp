@@ -192,7 +192,7 @@ std::string checked_name(const control_block& c, const std::string& path) {
 // missing answer (an end, the deadline, the memory budget) ends it, and the gate says why.
 class plugin_worker {
  public:
-  plugin_worker(const std::string& path, int timeout_ms) : timeout_ms_(timeout_ms) {
+  plugin_worker(const std::string& path, int timeout_ms, int start_timeout_ms) : timeout_ms_(timeout_ms) {
     int ends[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) throw std::runtime_error("gate: cannot create a worker's channel");
     channel_ = ends[0];
@@ -204,7 +204,7 @@ class plugin_worker {
     close(ends[1]);
     statm_ = std::make_unique<proc_file>(fmt::format("/proc/{}/statm", child_->pid()));
     status_ = std::make_unique<proc_file>(fmt::format("/proc/{}/status", child_->pid()));
-    startup_ = await_answer(nullptr);
+    startup_ = await_answer(nullptr, start_timeout_ms);
     if (!startup_) started_ = pages_of(*statm_);
   }
   ~plugin_worker() {
@@ -275,7 +275,7 @@ class plugin_worker {
     ++calls_;
     // A worker that died between calls does not read this; the wait below sees it end.
     (void)!send(channel_, "c", 1, MSG_NOSIGNAL);
-    if (auto r = await_answer(&layout)) return *r;
+    if (auto r = await_answer(&layout, timeout_ms_)) return *r;
     const unsigned long peak = peak_pages_of(*status_);
     if (peak > c.baseline_resident_pages && (peak - c.baseline_resident_pages) * page_size() > memory_budget_bytes) {
       out_of_memory_ = true;
@@ -308,11 +308,11 @@ class plugin_worker {
   }
 
  private:
-  // Waits for the worker's answer byte under the deadline and the memory watch. Nothing if it
-  // answered; else the worker is ended and the result says why, `layout` being the call's memory
-  // (null at startup).
-  std::optional<call_result> await_answer(const worker::call_layout* layout) {
-    const auto deadline = process::clock_type::now() + std::chrono::milliseconds(timeout_ms_);
+  // Waits for the worker's answer byte under the deadline (`limit_ms` from now) and the memory
+  // watch. Nothing if it answered; else the worker is ended and the result says why, `layout`
+  // being the call's memory (null at startup).
+  std::optional<call_result> await_answer(const worker::call_layout* layout, int limit_ms) {
+    const auto deadline = process::clock_type::now() + std::chrono::milliseconds(limit_ms);
     const control_block& c = memory_.control();
     bool channel_open = true, out_of_memory = false, ended = false;
     for (;;) {
@@ -350,7 +350,7 @@ class plugin_worker {
       out_of_memory_ = true;
       return call_result{call_status::crashed, out_of_memory_message(), {}};
     }
-    if (!ended) return call_result{call_status::timed_out, fmt::format("no answer within {} ms", timeout_ms_), {}};
+    if (!ended) return call_result{call_status::timed_out, fmt::format("no answer within {} ms", limit_ms), {}};
     if (WIFSIGNALED(status)) {
       const int sig = WTERMSIG(status);
       if (layout && c.fault_signal == sig)
@@ -380,8 +380,9 @@ class plugin_worker {
 
 class plugin final : public implementation {
  public:
-  plugin(std::string path, int timeout_ms, plugin_isolation isolation) : path_(std::move(path)), timeout_ms_(timeout_ms), isolation_(isolation) {
-    worker_ = std::make_unique<plugin_worker>(path_, timeout_ms_);
+  plugin(std::string path, int timeout_ms, int start_timeout_ms, plugin_isolation isolation)
+      : path_(std::move(path)), timeout_ms_(timeout_ms), start_timeout_ms_(start_timeout_ms), isolation_(isolation) {
+    worker_ = std::make_unique<plugin_worker>(path_, timeout_ms_, start_timeout_ms_);
     if (const auto& failure = worker_->startup_failure()) {
       const bool deadline = failure->status == call_status::timed_out;
       throw input_error(fmt::format("--impl {}: {}{}{}", path_, failure->message, deadline ? " " : "", deadline ? where(worker_->control().stage) : ""));
@@ -432,7 +433,7 @@ class plugin final : public implementation {
   // A worker started afresh after a fault or a retirement; null if it could not load the plugin
   // (restart_failure_ says why).
   std::unique_ptr<plugin_worker> fresh_worker() {
-    auto w = std::make_unique<plugin_worker>(path_, timeout_ms_);
+    auto w = std::make_unique<plugin_worker>(path_, timeout_ms_, start_timeout_ms_);
     if (const auto& failure = w->startup_failure()) {
       restart_failure_ = *failure;
       restart_failure_.message = "restarting the plugin's worker: " + failure->message;
@@ -456,7 +457,7 @@ class plugin final : public implementation {
   }
 
   std::string path_, name_;
-  int timeout_ms_;
+  int timeout_ms_, start_timeout_ms_;
   plugin_isolation isolation_;
   std::unique_ptr<plugin_worker> worker_;
   call_result restart_failure_;
@@ -492,8 +493,8 @@ std::unique_ptr<implementation> declared_hung_after_deadlines(std::unique_ptr<im
   return std::make_unique<hang_limited>(std::move(inner), timeout_ms);
 }
 
-std::unique_ptr<implementation> load_plugin(const std::string& path, int timeout_ms, plugin_isolation isolation) {
-  return declared_hung_after_deadlines(std::make_unique<plugin>(path, timeout_ms, isolation), timeout_ms);
+std::unique_ptr<implementation> load_plugin(const std::string& path, int timeout_ms, int start_timeout_ms, plugin_isolation isolation) {
+  return declared_hung_after_deadlines(std::make_unique<plugin>(path, timeout_ms, start_timeout_ms, isolation), timeout_ms);
 }
 
 plugin_isolation parse_isolation(const std::string& name) {

@@ -59,8 +59,8 @@ gate_report run(const run_request& q) {
     throw input_error("gate: give one of --impl LIB, --impl-cmd COMMAND, --impl-reference");
   }
   auto impl = q.reference           ? reference_implementation()
-              : !q.impl_cmd.empty() ? start_wire(q.impl_cmd, q.timeout_ms)
-                                    : load_plugin(q.impl, q.timeout_ms, parse_isolation(q.isolation));
+              : !q.impl_cmd.empty() ? start_wire(q.impl_cmd, q.timeout_ms, q.start_timeout_ms)
+                                    : load_plugin(q.impl, q.timeout_ms, q.start_timeout_ms, parse_isolation(q.isolation));
   report.implementation = impl->name();
   const std::string impl_flag = q.reference           ? std::string("--impl-reference")
                                 : !q.impl_cmd.empty() ? "--impl-cmd " + props::shell_quote(q.impl_cmd)

@@ -20,6 +20,7 @@ struct run_request {
   std::string dtype = "f32", working, tolerance = "standard", golden = "golden", golden_scope = "scheme";
   std::int64_t max_pos = std::int64_t{1} << 20;
   int cases = 100, timeout_ms = 10000;
+  int start_timeout_ms = 10000;  // --start-timeout-ms: loading a plugin, a wire process's hello
   std::uint64_t seed = 20261129;
   // Called as cases run (check name, cases so far, cases planned or 0); may be empty.
   std::function<void(const std::string&, int, int)> progress;

@@ -89,9 +89,10 @@ std::optional<std::string> malformed(const json& head) {
 
 class wire_process final : public implementation {
  public:
-  wire_process(std::string command, int timeout_ms) : command_(std::move(command)), timeout_ms_(timeout_ms) {
+  wire_process(std::string command, int timeout_ms, int start_timeout_ms)
+      : command_(std::move(command)), timeout_ms_(timeout_ms), start_timeout_ms_(start_timeout_ms) {
     start();
-    const auto hello = exchange(json{{"v", 1}, {"op", "hello"}, {"payload_bytes", 0}}, {});
+    const auto hello = say_hello();
     if (!hello.ok) throw input_error(fmt::format("--impl-cmd '{}': no answer to hello: {}", command_, hello.message));
     const json& h = hello.head;
     const auto field = [&](const char* key) { return h.is_object() && h.contains(key) ? h[key] : json(); };
@@ -105,7 +106,16 @@ class wire_process final : public implementation {
   call_result run(const std::string& op, const std::string& spec, const std::vector<io_tensor>& inputs,
                   const std::vector<io_tensor>& outputs) override {
     call_result r;
-    if (!process_) start();
+    if (!process_) {
+      // A fresh process answers hello under the start deadline, so the call's own deadline covers
+      // the call alone, not the interpreter starting.
+      start();
+      const auto hello = say_hello();
+      if (!hello.ok) {
+        stop();
+        return {hello.status, "restarting the process: no answer to hello: " + hello.message, {}};
+      }
+    }
     json request{{"v", 1}, {"id", ++id_}, {"op", op}, {"spec", spec}, {"inputs", json::array()}, {"outputs", json::array()}};
     std::string payload;
     for (const auto& t : inputs) {
@@ -115,7 +125,7 @@ class wire_process final : public implementation {
     }
     for (const auto& t : outputs) request["outputs"].push_back({{"name", t.name}, {"dtype", dtype_name(t.type)}, {"shape", t.shape}});
     request["payload_bytes"] = payload.size();
-    const auto answer = exchange(request, payload);
+    const auto answer = exchange(request, payload, timeout_ms_);
     if (!answer.ok) {
       r.status = answer.status;
       r.message = answer.message;
@@ -167,6 +177,8 @@ class wire_process final : public implementation {
     std::string payload;
   };
 
+  answer_frame say_hello() { return exchange(json{{"v", 1}, {"op", "hello"}, {"payload_bytes", 0}}, {}, start_timeout_ms_); }
+
   static call_result& bad(call_result& r, std::string why) {
     r.status = call_status::bad_output;
     r.message = std::move(why);
@@ -201,10 +213,10 @@ class wire_process final : public implementation {
 
   // The process closed its stdout: it is dying, or it will never answer. Its exit status (within
   // the deadline) says which.
-  void closed_stdout(clock_type::time_point deadline, answer_frame& a) {
+  void closed_stdout(clock_type::time_point deadline, int limit_ms, answer_frame& a) {
     if (!process_->wait_until(deadline)) {
       a.status = call_status::timed_out;
-      a.message = fmt::format("the process closed its stdout and was still running after {} ms", timeout_ms_);
+      a.message = fmt::format("the process closed its stdout and was still running after {} ms", limit_ms);
     } else {
       const int status = process_->finish();
       a.message = WIFSIGNALED(status) ? fmt::format("the process was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)))
@@ -235,11 +247,12 @@ class wire_process final : public implementation {
     return true;
   }
 
-  // Writes the request and reads the answer at the same time, all under one deadline: a process
-  // may answer (or die) before it has read its whole request, and a full pipe must not stall the gate.
-  answer_frame exchange(const json& head, const std::string& payload) {
+  // Writes the request and reads the answer at the same time, all under one deadline, `limit_ms`
+  // from now: a process may answer (or die) before it has read its whole request, and a full pipe
+  // must not stall the gate.
+  answer_frame exchange(const json& head, const std::string& payload, int limit_ms) {
     answer_frame a;
-    const auto deadline = clock_type::now() + std::chrono::milliseconds(timeout_ms_);
+    const auto deadline = clock_type::now() + std::chrono::milliseconds(limit_ms);
     const std::string request = head.dump() + "\n" + payload;
     std::size_t written = 0, want = 0;  // want: the answer frame's length, once its head is read
     bool head_read = false;
@@ -254,7 +267,7 @@ class wire_process final : public implementation {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_type::now()).count();
       if (left <= 0) {
         a.status = call_status::timed_out;
-        a.message = fmt::format("no answer within {} ms", timeout_ms_);
+        a.message = fmt::format("no answer within {} ms", limit_ms);
         return a;
       }
       pollfd fds[2] = {{out_, POLLIN, 0}, {written < request.size() ? in_ : -1, POLLOUT, 0}};
@@ -268,7 +281,7 @@ class wire_process final : public implementation {
         char chunk[65536];
         const ssize_t n = read(out_, chunk, sizeof chunk);
         if (n == 0 || (n < 0 && errno != EAGAIN)) {
-          closed_stdout(deadline, a);
+          closed_stdout(deadline, limit_ms, a);
           return a;
         }
         if (n > 0) buffer_.append(chunk, static_cast<std::size_t>(n));
@@ -284,7 +297,7 @@ class wire_process final : public implementation {
   }
 
   std::string command_, name_;
-  int timeout_ms_;
+  int timeout_ms_, start_timeout_ms_;
   std::optional<process::child> process_;
   int in_ = -1, out_ = -1;
   std::int64_t id_ = 0;
@@ -293,8 +306,8 @@ class wire_process final : public implementation {
 
 }  // namespace
 
-std::unique_ptr<implementation> start_wire(const std::string& command, int timeout_ms) {
-  return declared_hung_after_deadlines(std::make_unique<wire_process>(command, timeout_ms), timeout_ms);
+std::unique_ptr<implementation> start_wire(const std::string& command, int timeout_ms, int start_timeout_ms) {
+  return declared_hung_after_deadlines(std::make_unique<wire_process>(command, timeout_ms, start_timeout_ms), timeout_ms);
 }
 
 }  // namespace pe::gate

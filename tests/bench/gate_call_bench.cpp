@@ -24,7 +24,7 @@ struct rotate_call {
 };
 
 void plugin_call(benchmark::State& state, pe::gate::plugin_isolation isolation) {
-  const auto impl = pe::gate::load_plugin(PECHECK_EXAMPLE_PLUGIN, 10000, isolation);
+  const auto impl = pe::gate::load_plugin(PECHECK_EXAMPLE_PLUGIN, 10000, 10000, isolation);
   const rotate_call call;
   const char* spec = "rope(dim=128, base=10000, rotary_dim=128, layout=neox, truncate_low=0)";  // canonical, as the gate sends it
   for (auto _ : state) {

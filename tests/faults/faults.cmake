@@ -26,7 +26,7 @@ endfunction()
 set(plugin_faults
   "ctor_exit0|1|2|10|--impl .*: exited with status 0 while loading it \\(dlopen and its constructors\\)|1000"
   "ctor_segv|2|2|10|--impl .*: killed by signal 11 \\(Segmentation fault\\) while loading it|1000"
-  "ctor_hang|3|2|10|--impl .*: no answer within 1000 ms while loading it|1000"
+  "ctor_hang|3|2|10|--impl .*: no answer within 1000 ms while loading it|1000|--start-timeout-ms 1000"
   "version_segv|4|2|10|--impl .*: killed by signal 11 \\(Segmentation fault\\) in pe_impl_abi_version|1000"
   "name_wild_pointer|5|2|10|--impl .*: killed by signal 11 \\(Segmentation fault\\) in pe_impl_name|1000"
   "name_no_nul_64k|6|2|10|--impl .*: pe_impl_name returned a name of more than 256 bytes|1000"
