@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <fstream>
 #include <sstream>
 
@@ -306,6 +307,28 @@ std::vector<check_result> check_conformance(implementation& impl, const gate_opt
   return out;
 }
 
+namespace {
+
+// A golden file of the tree, parsed once into `files`; nothing (and not parsed) when its head
+// names an op of another scheme than `s`'s.
+const golden::golden_file* read_golden(std::map<std::string, golden::golden_file>& files, const std::filesystem::path& dir, const std::string& path,
+                                       const spec& s) {
+  if (const auto found = files.find(path); found != files.end()) return &found->second;
+  std::ifstream f(dir / path);
+  std::stringstream body;
+  body << f.rdbuf();
+  const std::string text = body.str();
+  if (const auto head = golden::read_head(text)) {
+    try {
+      if (parse_spec(head->spec).scheme() != s.scheme()) return nullptr;
+    } catch (const spec_error&) {  // the full parse names the problem
+    }
+  }
+  return &files.emplace(path, golden::parse_golden(text, (dir / path).string())).first->second;
+}
+
+}  // namespace
+
 std::vector<check_result> check_golden(implementation& impl, const gate_options& o) {
   const spec s = parse_spec(o.spec);
   // A golden file's result carries its own configuration as the spec: that is what it checked,
@@ -325,15 +348,16 @@ std::vector<check_result> check_golden(implementation& impl, const gate_options&
   std::stringstream text;
   text << mf.rdbuf();
   const auto manifest = golden::parse_manifest(text.str(), (o.golden_dir / "MANIFEST.json").string());
+  std::map<std::string, golden::golden_file> unshared;
+  auto& files = o.golden_files ? *o.golden_files : unshared;
   // One result per golden file (one configuration of the scheme), so that one failing
   // configuration never hides what the others show.
   std::vector<check_result> out;
   bool already = false;  // some file was run for an earlier spec already
   for (const auto& entry : manifest.files) {
-    std::ifstream f(o.golden_dir / entry.path);
-    std::stringstream body;
-    body << f.rdbuf();
-    const auto file = golden::parse_golden(body.str(), (o.golden_dir / entry.path).string());
+    const golden::golden_file* read = read_golden(files, o.golden_dir, entry.path, s);
+    if (!read) continue;
+    const golden::golden_file& file = *read;
     const spec fs = parse_spec(file.spec);
     const auto ops = ops_for(fs);
     if (fs.scheme() != s.scheme() || std::find(ops.begin(), ops.end(), file.op) == ops.end()) continue;

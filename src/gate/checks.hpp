@@ -3,12 +3,18 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "gate/implementation.hpp"
 #include "gate/tolerance.hpp"
+
+namespace pe::golden {
+struct golden_file;
+}
 
 namespace pe::gate {
 
@@ -24,6 +30,9 @@ struct gate_options {
   std::function<void(const std::string&, int, int)> progress;
   bool golden_own_spec_only = false;  // golden: only the files whose spec is this one (--golden-scope spec)
   std::set<std::string> golden_checked;  // golden files already run for an earlier spec: not run again
+  // The golden files the run has read, by path, shared by its specs: each file is parsed once
+  // however many specs look for their scheme's files (null: parsed afresh each time).
+  std::shared_ptr<std::map<std::string, golden::golden_file>> golden_files;
 };
 
 enum class verdict { pass, fail, unsupported, skipped };

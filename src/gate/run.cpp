@@ -2,11 +2,14 @@
 #include "gate/run.hpp"
 
 #include <chrono>
+#include <map>
+#include <memory>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "gate/tolerance.hpp"
+#include "golden/golden_file.hpp"
 #include "pe/error.hpp"
 #include "pe/spec.hpp"
 #include "properties/runner.hpp"
@@ -19,10 +22,12 @@ std::vector<check_result> run_checks(implementation& target, const run_request& 
                                      const error_model& model, const std::string& reproduce_prefix) {
   std::vector<check_result> out;
   std::set<std::string> golden_checked;  // a golden file is run once, for the first spec of its scheme
+  const auto golden_files = std::make_shared<std::map<std::string, golden::golden_file>>();
   for (const auto& spec : specs) {
     gate_options g{spec, model, drawn_position_limit(parse_spec_any(spec), model, q.max_pos), q.cases, q.seed, q.golden, reproduce_prefix};
     g.golden_own_spec_only = q.golden_scope == "spec";
     g.golden_checked = golden_checked;
+    g.golden_files = golden_files;
     g.progress = q.progress;
     for (auto& c : check_conformance(target, g)) out.push_back(std::move(c));
     if (q.golden_scope != "none")

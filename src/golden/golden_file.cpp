@@ -10,6 +10,7 @@
 #include <climits>
 
 #include <fmt/format.h>
+#include <mpfr.h>
 #include <nlohmann/json.hpp>
 
 #include "pe/error.hpp"
@@ -66,29 +67,36 @@ golden_tensor read_tensor(const std::string& name, const json& j, bool input, co
   if (static_cast<std::int64_t>(j["data"].size()) != n) {
     fail(here, fmt::format("shape [{}] holds {} values but data has {}", fmt::join(t.shape, ", "), n, j["data"].size()));
   }
-  std::int64_t e = 0;
+  // Exactness of hex inputs is checked at 256 bits in one MPFR number for the whole tensor.
+  mpfr_t exact;
+  mpfr_init2(exact, 256);
+  struct clear_on_exit {
+    mpfr_t& x;
+    ~clear_on_exit() { mpfr_clear(x); }
+  } clear{exact};
+  std::int64_t e = -1;
   for (const auto& v : j["data"]) {
-    const std::string at = fmt::format("{} element {}", here, e++);
+    ++e;
+    // Named only when an element fails: formatting it for every element cost more than reading it.
+    const auto at = [&] { return fmt::format("{} element {}", here, e); };
     if (t.dtype == "i64") {
       if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))) {
-        fail(at, "is not an integer in int64");
+        fail(at(), "is not an integer in int64");
       }
       t.data.push_back(std::to_string(v.get<std::int64_t>()));
       continue;
     }
-    if (!v.is_string()) fail(at, "is not a string");
+    if (!v.is_string()) fail(at(), "is not a string");
     const std::string text = v.get<std::string>();
     if (t.dtype == "f64") {
-      if (text.rfind("0x", 0) != 0 && text.rfind("-0x", 0) != 0) fail(at, fmt::format("'{}' is not a C99 hex float", text));
+      if (text.rfind("0x", 0) != 0 && text.rfind("-0x", 0) != 0) fail(at(), fmt::format("'{}' is not a C99 hex float", text));
       char* end = nullptr;
       errno = 0;
       const double x = std::strtod(text.c_str(), &end);
-      if (end != text.c_str() + text.size() || !std::isfinite(x)) fail(at, fmt::format("'{}' is not a finite hex float", text));
+      if (end != text.c_str() + text.size() || !std::isfinite(x)) fail(at(), fmt::format("'{}' is not a finite hex float", text));
       // Exactly a binary64: read at 256 bits, it must equal the double (no silent rounding).
-      mp_working_bits wide(256);
-      mp_real exact;
-      if (mpfr_set_str(exact.backend().data(), text.c_str(), 0, MPFR_RNDN) != 0 || exact != mp_real(x)) {
-        fail(at, fmt::format("'{}' is not exactly a binary64 value", text));
+      if (mpfr_set_str(exact, text.c_str(), 0, MPFR_RNDN) != 0 || mpfr_cmp_d(exact, x) != 0) {
+        fail(at(), fmt::format("'{}' is not exactly a binary64 value", text));
       }
     } else {
       // A decimal number: sign, digits, one point, exponent; nothing else.
@@ -107,7 +115,7 @@ golden_tensor read_tensor(const std::string& name, const json& j, bool input, co
         while (k < text.size() && std::isdigit(static_cast<unsigned char>(text[k]))) ++k, ++exp_digits;
         if (exp_digits == 0) digits = 0;
       }
-      if (digits == 0 || k != text.size()) fail(at, fmt::format("'{}' is not a decimal number", text));
+      if (digits == 0 || k != text.size()) fail(at(), fmt::format("'{}' is not a decimal number", text));
     }
     t.data.push_back(text);
   }
@@ -171,6 +179,52 @@ std::string to_text(const golden_file& f) {
     j["cases"].push_back(std::move(cj));
   }
   return j.dump(1) + "\n";
+}
+
+namespace {
+
+// SAX events up to the point where the top level's "op" and "spec" strings are both known.
+class head_reader : public nlohmann::json_sax<json> {
+ public:
+  golden_head head;
+  bool has_op = false, has_spec = false;
+
+  bool key(string_t& k) override {
+    if (depth_ == 1) wanted_ = k == "op" ? &head.op : k == "spec" ? &head.spec : nullptr;
+    return true;
+  }
+  bool string(string_t& v) override {
+    if (depth_ == 1 && wanted_) {
+      *wanted_ = v;
+      (wanted_ == &head.op ? has_op : has_spec) = true;
+    }
+    wanted_ = nullptr;
+    return !(has_op && has_spec);  // false stops the parse: the rest is not needed
+  }
+  bool start_object(std::size_t) override { return ++depth_, wanted_ = nullptr, true; }
+  bool end_object() override { return --depth_, true; }
+  bool start_array(std::size_t) override { return ++depth_, wanted_ = nullptr, true; }
+  bool end_array() override { return --depth_, true; }
+  bool null() override { return wanted_ = nullptr, true; }
+  bool boolean(bool) override { return wanted_ = nullptr, true; }
+  bool number_integer(number_integer_t) override { return wanted_ = nullptr, true; }
+  bool number_unsigned(number_unsigned_t) override { return wanted_ = nullptr, true; }
+  bool number_float(number_float_t, const string_t&) override { return wanted_ = nullptr, true; }
+  bool binary(binary_t&) override { return wanted_ = nullptr, true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  int depth_ = 0;
+  std::string* wanted_ = nullptr;
+};
+
+}  // namespace
+
+std::optional<golden_head> read_head(const std::string& text) {
+  head_reader reader;
+  json::sax_parse(text, &reader, json::input_format_t::json, false);
+  if (!reader.has_op || !reader.has_spec) return std::nullopt;
+  return reader.head;
 }
 
 golden_file parse_golden(const std::string& text, const std::string& where) {

@@ -1,6 +1,7 @@
 // The golden file format (pecheck-golden/1): exact binary64 inputs, 45-digit decimal outputs, and its strict reader.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,12 @@ std::string to_text(const golden_file& f);
 // Reads and validates a file; every error is one line naming `where` (the file), the case and
 // the element: format, a spec that parses, shapes that match the data, numbers that parse.
 golden_file parse_golden(const std::string& text, const std::string& where);
+// A golden file's op and spec, read from its head without reading its cases (the writer puts them
+// first); nothing if the text does not give both as strings, whose full parse then says why.
+struct golden_head {
+  std::string op, spec;
+};
+std::optional<golden_head> read_head(const std::string& text);
 
 // The inputs of a case by the op table's names (pe/op_schema.hpp), and back; errors name `where`,
 // the case and the tensor.
