@@ -254,6 +254,31 @@ double worst_ulps(const float_format& fmt, std::string& where, bool skip_attend)
 
 // binary64: every output within 2 ulps (the phase bound of proofs/precision.phase_reduction.md;
 // rotate, attend and the tables round once from 128+ bits, within half an ulp and a little).
+// The gate's head read gives every file's op and spec as the full parse does, wherever the keys are.
+TEST(golden_head, matches_the_full_parse_for_every_file) {
+  const auto m = parse_manifest(read(repo_golden / "MANIFEST.json"), "MANIFEST.json");
+  ASSERT_GT(m.files.size(), 10u);
+  for (const auto& f : m.files) {
+    const std::string text = read(repo_golden / f.path);
+    const auto head = read_head(text);
+    const auto full = parse_golden(text, f.path);
+    ASSERT_TRUE(head) << f.path;
+    EXPECT_EQ(head->op, full.op) << f.path;
+    EXPECT_EQ(head->spec, full.spec) << f.path;
+  }
+}
+
+TEST(golden_head, reads_keys_after_the_cases_and_ignores_nested_ones) {
+  const auto head = read_head(R"j({"cases": [{"op": "no", "spec": "no", "inputs": {}}], "spec": "rope(dim=8)", "format": "x", "op": "rotate"})j");
+  ASSERT_TRUE(head);
+  EXPECT_EQ(head->op, "rotate");
+  EXPECT_EQ(head->spec, "rope(dim=8)");
+  EXPECT_FALSE(read_head(R"j({"op": "rotate", "spec": 3})j"));
+  EXPECT_FALSE(read_head(R"j({"op": "rotate", "cases": [{"spec": "rope(dim=8)"}]})j"));
+  EXPECT_FALSE(read_head("not json"));
+  EXPECT_FALSE(read_head(""));
+}
+
 TEST(golden_references, binary64_within_2_ulps_of_every_golden_value) {
   std::string where;
   const double worst = worst_ulps<double>(binary64, where, false);
