@@ -96,7 +96,7 @@ endforeach()
 # The project's hanging wire mutant (NumPy): the hung process and its shell are killed, group and all.
 add_test(NAME gate.fault_wire_hang_leaves_no_process
          COMMAND ${fault_runner} $<TARGET_FILE:pecheck> impl-cmd "/usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/mutants/wire_mutants.py hangs" 1 60
-                 "timed out: no answer within 1000 ms" --spec "rope(dim=32)" --timeout-ms 1000 ${fault_golden})
+                 "timed out: no answer within ${wire_hang_timeout_ms} ms" --spec "rope(dim=32)" --timeout-ms ${wire_hang_timeout_ms} ${fault_golden})
 set_tests_properties(gate.fault_wire_hang_leaves_no_process PROPERTIES LABELS "gate;slow")  # 20 deadlines and restarts
 # A gate stopped by SIGTERM in the middle of a call takes the implementation's group along (the
 # shell, the process under it and its spinning child, none of which reads stdin), not just its own child.
