@@ -52,9 +52,26 @@ struct pair_magnitude {
   }
   template <class U>
   U at(int k, std::int64_t p, rotation_role role) const {
+    return at_log(log_zeta<U>(k), p, role);
+  }
+  // at() from pair k's log_zeta<U>(k), computed once by the caller.
+  template <class U>
+  U at_log(const U& log_zeta_k, std::int64_t p, rotation_role role) const {
     using std::exp;
-    const U exponent = U(p) / U(scale_base) * log_zeta<U>(k);
+    const U exponent = U(p) / U(scale_base) * log_zeta_k;
     return exp(role == rotation_role::query ? exponent : U(0) - exponent);
+  }
+  // log_zeta<U>(k) for every k < pairs, at the working precision `bits` now in force: computed
+  // once per process for MPFR (a log per pair and call had been a fifteenth of check --ladder).
+  template <class U>
+  std::vector<U> log_zetas(int pairs, unsigned bits) const {
+    const auto compute = [&] {
+      std::vector<U> out;
+      for (int k = 0; k < pairs; ++k) out.push_back(log_zeta<U>(k));
+      return out;
+    };
+    if constexpr (!std::is_same_v<U, mp_real>) return compute();
+    else return *cached<std::vector<U>>(fmt::format("xpos_log_zeta|{}|{:a}|{}|{}", dim, gamma, pairs, bits), compute);
   }
   // The largest |position| whose scales all stay within 2^(+-binades): zeta_0 is the smallest.
   std::int64_t positions_within(double binades) const {
@@ -148,6 +165,8 @@ tensor<T> rotate_pairs(const rotation_plan<Freq>& plan, const tensor<double>& x,
   // are computed once per (token, pair) and reused across heads.
   std::optional<std::pair<W, W>> wide;
   std::optional<W> scaled;  // the factor times xPos's magnitude
+  const std::vector<W> log_zetas = plan.magnitude ? plan.magnitude->template log_zetas<W>(static_cast<int>(plan.pairs.size()), rotation_wide_bits<T>())
+                                                  : std::vector<W>{};
   std::int64_t wide_token = -1;
   size_t wide_pair = 0;
   const auto rotate_wide = [&](std::int64_t t, std::int64_t h, size_t k) {
@@ -155,7 +174,7 @@ tensor<T> rotate_pairs(const rotation_plan<Freq>& plan, const tensor<double>& x,
     if (wide_token != t || wide_pair != k) {
       const std::int64_t p = pos[t * plan.axes + pr.axis];
       wide = phases.sin_cos_wide(p, static_cast<int>(k));
-      if (plan.magnitude) scaled = factor * plan.magnitude->template at<W>(static_cast<int>(k), p, *role);
+      if (plan.magnitude) scaled = factor * plan.magnitude->at_log(log_zetas[k], p, *role);
       wide_token = t, wide_pair = k;
     }
     const auto& [sn, cs] = *wide;
