@@ -54,6 +54,12 @@ using worker::whole_pages;
 constexpr std::size_t memory_budget_bytes = std::size_t{1} << 30;
 constexpr int memory_watch_ms = 5;
 
+// Resident pages past `baseline` beyond the budget; never while the baseline is unknown (0: the
+// worker has not measured itself yet, and right after the fork it still counts the gate's pages).
+bool past_budget(std::uint64_t pages, std::uint64_t baseline) {
+  return baseline > 0 && pages > baseline && (pages - baseline) * page_size() > memory_budget_bytes;
+}
+
 std::string out_of_memory_message() {
   return fmt::format("out of memory: the call grew past {} MiB of resident memory, the gate's limit per call", memory_budget_bytes >> 20);
 }
@@ -197,10 +203,15 @@ class plugin_worker {
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) throw std::runtime_error("gate: cannot create a worker's channel");
     channel_ = ends[0];
     control_block& c = memory_.control();
-    child_ = std::make_unique<process::child>([&] {
-      close(ends[0]);
-      worker::serve(path, c, ends[1], memory_.file());
-    });
+    try {
+      child_ = std::make_unique<process::child>([&] {
+        close(ends[0]);
+        worker::serve(path, c, ends[1], memory_.file());
+      });
+    } catch (...) {
+      close(ends[0]), close(ends[1]);
+      throw;
+    }
     close(ends[1]);
     statm_ = std::make_unique<proc_file>(fmt::format("/proc/{}/statm", child_->pid()));
     status_ = std::make_unique<proc_file>(fmt::format("/proc/{}/status", child_->pid()));
@@ -270,14 +281,13 @@ class plugin_worker {
     control_block& c = memory_.control();
     c.status = worker::status_sentinel;
     c.fault_signal = c.fault_access = c.left_processes = 0;
-    c.fault_address = c.region_base = 0;
+    c.fault_address = c.region_base = c.children_peak_pages = 0;
     c.error[0] = '\0';
     ++calls_;
     // A worker that died between calls does not read this; the wait below sees it end.
     (void)!send(channel_, "c", 1, MSG_NOSIGNAL);
     if (auto r = await_answer(&layout, timeout_ms_)) return *r;
-    const unsigned long peak = peak_pages_of(*status_);
-    if (peak > c.baseline_resident_pages && (peak - c.baseline_resident_pages) * page_size() > memory_budget_bytes) {
+    if (past_budget(peak_pages_of(*status_), c.baseline_resident_pages) || past_budget(c.children_peak_pages, c.baseline_resident_pages)) {
       out_of_memory_ = true;
       return end_with({call_status::crashed, out_of_memory_message(), {}});
     }
@@ -335,7 +345,7 @@ class plugin_worker {
         break;
       }
       const memory_pages m = pages_of(*statm_);
-      if (m.resident > c.baseline_resident_pages && (m.resident - c.baseline_resident_pages) * page_size() > memory_budget_bytes) {
+      if (past_budget(m.resident, c.baseline_resident_pages)) {
         out_of_memory = true;
         break;
       }
@@ -344,8 +354,12 @@ class plugin_worker {
     rusage used{};
     const int status = child_->finish(&used);
     alive_ = false;
-    const auto peak = static_cast<std::uint64_t>(used.ru_maxrss) * 1024 / page_size();
-    out_of_memory = out_of_memory || (peak > c.baseline_resident_pages && (peak - c.baseline_resident_pages) * page_size() > memory_budget_bytes);
+    // The peak of the worker's whole life is the call's own only in a worker's first call (or one
+    // that cannot reset its peak): later, an earlier call's peak must not make this one's end OOM.
+    if (calls_ <= 1 || c.single_use) {
+      const auto peak = static_cast<std::uint64_t>(used.ru_maxrss) * 1024 / page_size();
+      out_of_memory = out_of_memory || past_budget(peak, c.baseline_resident_pages);
+    }
     if (out_of_memory) {
       out_of_memory_ = true;
       return call_result{call_status::crashed, out_of_memory_message(), {}};
@@ -353,7 +367,8 @@ class plugin_worker {
     if (!ended) return call_result{call_status::timed_out, fmt::format("no answer within {} ms", limit_ms), {}};
     if (WIFSIGNALED(status)) {
       const int sig = WTERMSIG(status);
-      if (layout && c.fault_signal == sig)
+      // Only while pe_impl_run ran is the call's memory mapped where region_base says.
+      if (layout && c.fault_signal == sig && c.stage == worker::running)
         if (auto fault = fault_at(memory_, *layout, c.fault_address, c.fault_access, sig)) return fault;
       return call_result{call_status::crashed, fmt::format("killed by signal {} ({}) {}", sig, strsignal(sig), where(c.stage)), {}};
     }
@@ -414,9 +429,9 @@ class plugin final : public implementation {
       retire_if_due();
       if (is_fatal(again.status)) return again;
       r.message += fmt::format(
-          " (after {} earlier calls in the same worker process; in a fresh one the same call did not fail: the implementation leaves "
+          " (after {} earlier calls in the same worker process; in a fresh one the same call answered {}: the implementation leaves "
           "state behind that breaks a later call; --isolation call runs each call in a process of its own)",
-          served_before);
+          served_before, status_name(again.status));
     }
     return r;
   }

@@ -175,11 +175,12 @@ bool has_children() {
 
 // One call: its memory mapped between far guards, the request read, pe_impl_run called under the
 // protections, the memory unmapped again.
-void call(control_block& c, const self_files& self, int memory, run_fn run) {
+void call(control_block& c, const self_files& self, int memory, run_fn run, pid_t leader) {
   c.stage = preparing;
   std::uint64_t head[2] = {};  // the layout's bytes, the request's bytes
   if (pread(memory, head, sizeof head, 0) != static_cast<ssize_t>(sizeof head)) fail(c, "the worker cannot read the call's request");
   const std::size_t bytes = head[0], total = bytes + 2 * far_guard_bytes;
+  cap_address_space(self.pages().first);  // the headroom from now, so the reservation below fits
   void* reserved = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (reserved == MAP_FAILED) fail(c, fmt::format("the worker cannot reserve {} bytes for the call (address space exhausted)", total));
   auto* base = static_cast<unsigned char*>(reserved) + far_guard_bytes;
@@ -211,6 +212,11 @@ void call(control_block& c, const self_files& self, int memory, run_fn run) {
   cap_address_space(size);
   if (!c.single_use) c.baseline_resident_pages = resident;
   self.reset_peak();
+  // The largest resident set of a child process reaped so far: one the plugin forks and waits for
+  // during the call counts against the budget too, as it did when the call was a process of its own.
+  rusage children{};
+  getrusage(RUSAGE_CHILDREN, &children);
+  const long children_peak_before = children.ru_maxrss;
   char* message = reinterpret_cast<char*>(base + spans[1].offset);
   c.stage = running;
   mprotect(&c, whole_pages(sizeof c), PROT_READ);
@@ -220,10 +226,16 @@ void call(control_block& c, const self_files& self, int memory, run_fn run) {
   }
   const int32_t status = run(op.c_str(), spec.c_str(), in.data(), static_cast<int32_t>(in.size()), out.data(), static_cast<int32_t>(out.size()),
                              message, message_bytes);
+  // A process the plugin forked that returned from pe_impl_run is not the worker: it must not
+  // report, answer or serve.
+  if (getpid() != leader) _exit(0);
   mprotect(&c, whole_pages(sizeof c), PROT_READ | PROT_WRITE);
   c.status = status;
   c.left_processes = has_children() ? 1 : 0;
+  getrusage(RUSAGE_CHILDREN, &children);
+  c.children_peak_pages = children.ru_maxrss > children_peak_before ? static_cast<std::uint64_t>(children.ru_maxrss) * 1024 / page_size() : 0;
   munmap(reserved, total);
+  c.region_base = 0;
   c.stage = returned;
 }
 
@@ -233,6 +245,7 @@ void serve(const std::string& path, control_block& c, int channel, int memory) {
   const self_files self;
   enter(c, self);
   const run_fn run = load(path, c);
+  const pid_t leader = getpid();
   c.stage = ready;
   if (write(channel, "s", 1) != 1) _exit(0);
   for (;;) {
@@ -243,7 +256,7 @@ void serve(const std::string& path, control_block& c, int channel, int memory) {
       if (errno == EINTR) continue;
       _exit(0);
     }
-    call(c, self, memory, run);
+    call(c, self, memory, run, leader);
     c.stage = ready;
     if (write(channel, "r", 1) != 1) _exit(0);
   }

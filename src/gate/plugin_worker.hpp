@@ -39,7 +39,8 @@ struct control_block {
   std::int32_t single_use;      // the peak resident set cannot be reset: one call per worker
   std::uint64_t fault_address;
   std::uint64_t region_base;              // where the worker reserved the current call's memory
-  std::uint64_t baseline_resident_pages;  // resident set when the call (or, single use, the worker) started
+  std::uint64_t baseline_resident_pages;  // resident set when the call (or, single use, the worker) started; 0 before
+  std::uint64_t children_peak_pages;      // the largest resident set of a child the call reaped, or 0
   std::uint64_t name_length;              // strnlen(name, name_limit + 1), or ~0 for NULL
   char name[plugin_name_limit + 1];
   char error[512];

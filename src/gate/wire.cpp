@@ -93,11 +93,9 @@ class wire_process final : public implementation {
       : command_(std::move(command)), timeout_ms_(timeout_ms), start_timeout_ms_(start_timeout_ms) {
     start();
     const auto hello = say_hello();
-    if (!hello.ok) throw input_error(fmt::format("--impl-cmd '{}': no answer to hello: {}", command_, hello.message));
+    if (const auto problem = hello_problem(hello)) throw input_error(fmt::format("--impl-cmd '{}': {}", command_, *problem));
     const json& h = hello.head;
-    const auto field = [&](const char* key) { return h.is_object() && h.contains(key) ? h[key] : json(); };
-    if (field("status") != "ok" || field("v") != 1) throw input_error(fmt::format("--impl-cmd '{}': hello answered {}", command_, h.dump()));
-    name_ = field("name").is_string() ? field("name").get<std::string>() : command_;
+    name_ = h.contains("name") && h["name"].is_string() ? h["name"].get<std::string>() : command_;
   }
   ~wire_process() override { stop(); }
 
@@ -111,9 +109,9 @@ class wire_process final : public implementation {
       // the call alone, not the interpreter starting.
       start();
       const auto hello = say_hello();
-      if (!hello.ok) {
+      if (const auto problem = hello_problem(hello)) {
         stop();
-        return {hello.status, "restarting the process: no answer to hello: " + hello.message, {}};
+        return {hello.ok ? call_status::bad_output : hello.status, "restarting the process: " + *problem, {}};
       }
     }
     json request{{"v", 1}, {"id", ++id_}, {"op", op}, {"spec", spec}, {"inputs", json::array()}, {"outputs", json::array()}};
@@ -176,6 +174,15 @@ class wire_process final : public implementation {
     json head;
     std::string payload;
   };
+
+  // What is wrong with an answer to hello (none, not ok, another version), or nothing.
+  static std::optional<std::string> hello_problem(const answer_frame& hello) {
+    if (!hello.ok) return "no answer to hello: " + hello.message;
+    const json& h = hello.head;
+    const auto field = [&](const char* key) { return h.is_object() && h.contains(key) ? h[key] : json(); };
+    if (field("status") != "ok" || field("v") != 1) return "hello answered " + h.dump();
+    return std::nullopt;
+  }
 
   answer_frame say_hello() { return exchange(json{{"v", 1}, {"op", "hello"}, {"payload_bytes", 0}}, {}, start_timeout_ms_); }
 

@@ -41,8 +41,10 @@ set(plugin_faults
   "run__exit0|12|1|20|crashed: exited with status 0 inside pe_impl_run|1000"
   "bad_status_value|13|1|20|bad output: pe_impl_run returned 7, not PE_OK, PE_UNSUPPORTED or PE_ERROR|1000"
   "run_forks_spinner|16|0|20|^gate: PASS|1000"
-  "heap_corrupt_on_call_5|18|1|20|crashed: killed by signal 6 \\(Aborted\\) inside pe_impl_run \\(after [0-9]+ earlier calls in the same worker process. in a fresh one the same call did not fail|1000"
+  "heap_corrupt_on_call_5|18|1|20|crashed: killed by signal 6 \\(Aborted\\) inside pe_impl_run \\(after [0-9]+ earlier calls in the same worker process. in a fresh one the same call answered ok|1000"
   "heap_corrupt_on_call_5_call_isolation|18|0|30|^gate: PASS|1000|--isolation call"
+  "child_touches_1_5_gib|20|1|40|crashed: out of memory: the call grew past 1024 MiB|5000|--golden-scope none"
+  "forked_child_returns|21|0|30|^gate: PASS|1000|--golden-scope none"
   "leak_64_mib_per_call|19|0|40|^note: the plugin's worker process was replaced [0-9]+ time\\(s\\): it held more than 1024 MiB|1000|--golden-scope none --cases 10")
 foreach(entry ${plugin_faults})
   fault_fields("${entry}" name number status seconds pattern timeout extra)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pecheck/impl.h"
@@ -41,6 +42,8 @@ enum fault {
   NAME_CONTROL_BYTE = 17,
   HEAP_CORRUPT_ON_CALL_5 = 18,
   LEAK_64_MIB_PER_CALL = 19,
+  CHILD_TOUCHES_1_5_GIB = 20,
+  FORKED_CHILD_RETURNS = 21,
 };
 
 static volatile int *volatile nowhere = (int *)16;
@@ -130,6 +133,20 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
        * grow without bound. */
       if (!touched_memory((size_t)64 << 20)) return PE_ERROR;
       break;
+    case CHILD_TOUCHES_1_5_GIB: { /* the memory is a child's, waited for within the call */
+      const pid_t child = fork();
+      if (child == 0) _exit(touched_memory((size_t)3 << 29) ? 0 : 1);
+      if (child > 0) waitpid(child, NULL, 0);
+      break;
+    }
+    case FORKED_CHILD_RETURNS: { /* fork-based parallelism done wrong: the child returns from pe_impl_run too, first */
+      static int forked = 0; /* once per process: the worker that served it is replaced */
+      if (!forked) {
+        forked = 1;
+        if (fork() != 0) usleep(2000);
+      }
+      break;
+    }
     case RUN_FORKS_SPINNER:
       if (fork() == 0)
         while (forever) {
