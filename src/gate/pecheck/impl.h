@@ -17,7 +17,8 @@
  * pe_impl_abi_version and pe_impl_name (at most 256 printable bytes, NUL-terminated) and serves
  * the calls; any fault while loading (an exit or a crash in a constructor or in these functions,
  * a hang, a bad name) makes the plugin unusable. Each call runs with the gate's time limit and a
- * budget of 1 GiB of resident memory more than the worker held when it began. Inputs are
+ * budget of 1 GiB of resident memory more than the worker held when it began (a child process
+ * the call forks and waits for counts too). Inputs are
  * read-only; every tensor starts a page (so it is 64-byte aligned) and is fenced by inaccessible
  * pages; outputs start zeroed; the status is a sentinel until pe_impl_run returns. A crash, a
  * hang, running out of memory, an exit inside pe_impl_run, a write outside an output or into an
