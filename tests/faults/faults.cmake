@@ -59,6 +59,13 @@ foreach(entry ${plugin_faults})
                                            --spec "rope(dim=64)" --timeout-ms ${timeout} ${fault_golden} ${extra})
   set_tests_properties(gate.fault_${name} PROPERTIES LABELS gate)
 endforeach()
+# The JSON report carries the notes too; --isolation is --impl's alone (exit 2 with another implementation).
+add_test(NAME gate.fault_notes_in_the_json_report
+         COMMAND sh -c "$<TARGET_FILE:pecheck> gate --impl $<TARGET_FILE:fault_19> --spec 'rope(dim=64)' --golden-scope none --cases 3 --json ${CMAKE_CURRENT_BINARY_DIR}/fault_notes.json > /dev/null && /usr/bin/python3 -c \"import json, sys; notes = json.load(open(sys.argv[1]))['notes']; assert len(notes) == 1 and 'worker process was replaced' in notes[0], notes\" ${CMAKE_CURRENT_BINARY_DIR}/fault_notes.json")
+set_tests_properties(gate.fault_notes_in_the_json_report PROPERTIES LABELS gate)
+add_test(NAME gate.isolation_needs_impl
+         COMMAND sh -c "out=$($<TARGET_FILE:pecheck> gate --impl-cmd true --isolation call --spec 'rope(dim=8)' 2>&1); test $? -eq 2 && echo \"$out\" | grep -q 'isolation requires --impl'")
+set_tests_properties(gate.isolation_needs_impl PROPERTIES LABELS gate)
 # A plugin that hangs on one position: each hung call costs one deadline (the short one of the hang
 # tests, tests/CMakeLists.txt), and nothing outlives the gate.
 add_test(NAME gate.fault_hang_leaves_no_process COMMAND ${fault_runner} $<TARGET_FILE:pecheck> impl $<TARGET_FILE:mutant_hang> 1 60
