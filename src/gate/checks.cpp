@@ -310,7 +310,7 @@ std::vector<check_result> check_conformance(implementation& impl, const gate_opt
 namespace {
 
 // A golden file of the tree, parsed once into `files`; nothing (and not parsed) when its head
-// names an op of another scheme than `s`'s.
+// gives a spec of another scheme than `s`'s.
 const golden::golden_file* read_golden(std::map<std::string, golden::golden_file>& files, const std::filesystem::path& dir, const std::string& path,
                                        const spec& s) {
   if (const auto found = files.find(path); found != files.end()) return &found->second;

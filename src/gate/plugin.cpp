@@ -54,11 +54,12 @@ using worker::whole_pages;
 constexpr std::size_t memory_budget_bytes = std::size_t{1} << 30;
 constexpr int memory_watch_ms = 5;
 
-// Resident pages past `baseline` beyond the budget; never while the baseline is unknown (0: the
-// worker has not measured itself yet, and right after the fork it still counts the gate's pages).
-bool past_budget(std::uint64_t pages, std::uint64_t baseline) {
-  return baseline > 0 && pages > baseline && (pages - baseline) * page_size() > memory_budget_bytes;
+// Pages grown past `baseline` by more than `limit` bytes; never while the baseline is unknown (0:
+// the worker has not measured itself yet, and right after the fork it still counts the gate's pages).
+bool grew_past(std::uint64_t pages, std::uint64_t baseline, std::size_t limit) {
+  return baseline > 0 && pages > baseline && (pages - baseline) * page_size() > limit;
 }
+bool past_budget(std::uint64_t pages, std::uint64_t baseline) { return grew_past(pages, baseline, memory_budget_bytes); }
 
 std::string out_of_memory_message() {
   return fmt::format("out of memory: the call grew past {} MiB of resident memory, the gate's limit per call", memory_budget_bytes >> 20);
@@ -233,17 +234,17 @@ class plugin_worker {
   // The last call ended past the memory budget (measured from its own start, so its own doing).
   bool ran_out_of_memory() const { return out_of_memory_; }
 
-  // Why the worker should not serve another call, if it should not: it is single-use, holds
-  // memory past the budget, or a call left a process behind.
+  // The worker cannot reset its peak resident set: each of its calls needs a worker of its own.
+  bool single_use() const { return memory_.control().single_use; }
+  // Why the worker should not serve another call, if it should not: a call left a process behind,
+  // or it holds memory or address space past its limits.
   std::optional<std::string> retirement() const {
-    const control_block& c = memory_.control();
-    if (c.single_use) return "single use";
-    if (c.left_processes) return "a call left a process behind";
+    if (memory_.control().left_processes) return "a call left a process behind";
     const memory_pages now = pages_of(*statm_);
-    if (now.resident > started_.resident && (now.resident - started_.resident) * page_size() > memory_budget_bytes) {
+    if (past_budget(now.resident, started_.resident)) {
       return fmt::format("it held more than {} MiB of resident memory past its start", memory_budget_bytes >> 20);
     }
-    if (now.size > started_.size && (now.size - started_.size) * page_size() > worker::address_space_headroom) {
+    if (grew_past(now.size, started_.size, worker::address_space_headroom)) {
       return fmt::format("its address space grew past {} GiB more than its start", worker::address_space_headroom >> 30);
     }
     return std::nullopt;
@@ -438,9 +439,7 @@ class plugin final : public implementation {
 
   std::vector<std::string> notes() const override {
     std::vector<std::string> out;
-    for (const auto& [why, count] : retired_) {
-      if (why != "single use") out.push_back(fmt::format("the plugin's worker process was replaced {} time(s): {}", count, why));
-    }
+    for (const auto& [why, count] : retired_) out.push_back(fmt::format("the plugin's worker process was replaced {} time(s): {}", count, why));
     return out;
   }
 
@@ -463,12 +462,10 @@ class plugin final : public implementation {
       worker_.reset();
       return;
     }
-    auto why = worker_->retirement();
-    if (!why && isolation_ == plugin_isolation::call) why = "single use";
-    if (why) {
-      ++retired_[*why];
-      worker_.reset();
-    }
+    // A worker of one call is no news; a retirement for what the calls left behind is a note.
+    const auto why = worker_->retirement();
+    if (why) ++retired_[*why];
+    if (why || worker_->single_use() || isolation_ == plugin_isolation::call) worker_.reset();
   }
 
   std::string path_, name_;

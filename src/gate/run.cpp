@@ -63,13 +63,14 @@ gate_report run(const run_request& q) {
   if (!q.impl.empty() + !q.impl_cmd.empty() + q.reference != 1) {
     throw input_error("gate: give one of --impl LIB, --impl-cmd COMMAND, --impl-reference");
   }
+  const plugin_isolation isolation = parse_isolation(q.isolation);
   auto impl = q.reference           ? reference_implementation()
               : !q.impl_cmd.empty() ? start_wire(q.impl_cmd, q.timeout_ms, q.start_timeout_ms)
-                                    : load_plugin(q.impl, q.timeout_ms, q.start_timeout_ms, parse_isolation(q.isolation));
+                                    : load_plugin(q.impl, q.timeout_ms, q.start_timeout_ms, isolation);
   report.implementation = impl->name();
   const std::string impl_flag = q.reference           ? std::string("--impl-reference")
                                 : !q.impl_cmd.empty() ? "--impl-cmd " + props::shell_quote(q.impl_cmd)
-                                                      : "--impl " + props::shell_quote(q.impl) + (q.isolation == "call" ? " --isolation call" : "");
+                                                      : "--impl " + props::shell_quote(q.impl) + (isolation == plugin_isolation::call ? " --isolation call" : "");
   const std::string reproduce_prefix =
       fmt::format("pecheck gate {} --dtype {} --working {} --tolerance {}", impl_flag, q.dtype, report.working, q.tolerance);
   const double seconds = timed([&] { report.results = run_checks(*impl, q, report.specs, model, reproduce_prefix); });

@@ -10,7 +10,6 @@
 #include <climits>
 
 #include <fmt/format.h>
-#include <mpfr.h>
 #include <nlohmann/json.hpp>
 
 #include "pe/error.hpp"
@@ -68,12 +67,8 @@ golden_tensor read_tensor(const std::string& name, const json& j, bool input, co
     fail(here, fmt::format("shape [{}] holds {} values but data has {}", fmt::join(t.shape, ", "), n, j["data"].size()));
   }
   // Exactness of hex inputs is checked at 256 bits in one MPFR number for the whole tensor.
-  mpfr_t exact;
-  mpfr_init2(exact, 256);
-  struct clear_on_exit {
-    mpfr_t& x;
-    ~clear_on_exit() { mpfr_clear(x); }
-  } clear{exact};
+  mp_working_bits wide(256);
+  mp_real exact;
   std::int64_t e = -1;
   for (const auto& v : j["data"]) {
     ++e;
@@ -95,7 +90,7 @@ golden_tensor read_tensor(const std::string& name, const json& j, bool input, co
       const double x = std::strtod(text.c_str(), &end);
       if (end != text.c_str() + text.size() || !std::isfinite(x)) fail(at(), fmt::format("'{}' is not a finite hex float", text));
       // Exactly a binary64: read at 256 bits, it must equal the double (no silent rounding).
-      if (mpfr_set_str(exact, text.c_str(), 0, MPFR_RNDN) != 0 || mpfr_cmp_d(exact, x) != 0) {
+      if (mpfr_set_str(exact.backend().data(), text.c_str(), 0, MPFR_RNDN) != 0 || mpfr_cmp_d(exact.backend().data(), x) != 0) {
         fail(at(), fmt::format("'{}' is not exactly a binary64 value", text));
       }
     } else {
