@@ -2,6 +2,7 @@
 #include "pe/phase.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <gmp.h>
 
 namespace pe {
@@ -31,51 +32,6 @@ turn_fraction fraction_of_turn(const mp_real& omega) {
   }
   mpz_clear(z);
   return words;
-}
-
-reduced_angle reduce_turns(std::int64_t p, const turn_fraction& f) {
-  using u128 = unsigned __int128;
-  // |p| as unsigned (also for INT64_MIN); sin(-x) = -sin(x) and cos(-x) = cos(x) give the sign
-  // at the end, so the two signs are exactly symmetric.
-  const std::uint64_t a = p < 0 ? 0 - static_cast<std::uint64_t>(p) : static_cast<std::uint64_t>(p);
-  // frac(a * f) on 192 bits: word weights 2^-64, 2^-128, 2^-192; integer parts drop out.
-  const u128 t0 = static_cast<u128>(a) * f[0];
-  const u128 t1 = static_cast<u128>(a) * f[1];
-  const u128 t2 = static_cast<u128>(a) * f[2];
-  const u128 mid = static_cast<u128>(static_cast<std::uint64_t>(t1)) + static_cast<std::uint64_t>(t2 >> 64);
-  const std::uint64_t w1 = static_cast<std::uint64_t>(mid);
-  const std::uint64_t w0 = static_cast<std::uint64_t>(t0) + static_cast<std::uint64_t>(t1 >> 64) +
-                           static_cast<std::uint64_t>(mid >> 64);
-  // The top 128 bits, read as a signed number, are the fraction centred in [-1/2, 1/2); the
-  // dropped low half of a * f[2] is below 2^-128 turns.
-  const u128 turns = (static_cast<u128>(w0) << 64) | w1;
-  // Quarter-turn reduction, exact on the integer: q = round(4 t), t' = t - q/4 in [-1/8, 1/8].
-  // sin and cos are then evaluated at |r| <= pi/4, so a result near zero comes from a small r
-  // held to full relative precision, never from cancellation between sin(h) and cos(h) l.
-  const auto centred = static_cast<__int128>(turns);
-  const int q = static_cast<int>(centred >> 126) + static_cast<int>((turns >> 125) & 1);  // -2 .. 2
-  const auto rest = static_cast<__int128>(turns - static_cast<u128>(static_cast<__int128>(q)) * (u128{1} << 126));
-  // Split into a double-double scaled by 2^-128: |rest| <= 2^125, so hi converts back exactly.
-  const double hi = static_cast<double>(rest);
-  const double lo = static_cast<double>(rest - static_cast<__int128>(hi));
-  const double turn_hi = std::ldexp(hi, -128);
-  const double turn_lo = std::ldexp(lo, -128);
-  // 2pi as a double-double: 6.283185307179586 + 2.4492935982947064e-16.
-  constexpr double two_pi_hi = 6.283185307179586232;
-  constexpr double two_pi_lo = 2.4492935982947064e-16;
-  const double r_hi0 = turn_hi * two_pi_hi;
-  const double r_err = std::fma(turn_hi, two_pi_hi, -r_hi0);
-  const double r_lo0 = r_err + (turn_hi * two_pi_lo + turn_lo * two_pi_hi);
-  const double r_hi = r_hi0 + r_lo0;
-  return {r_hi, r_lo0 - (r_hi - r_hi0), (q + 4) % 4, p < 0};
-}
-
-std::pair<double, double> sin_cos_turns(std::int64_t p, const turn_fraction& f) {
-  const reduced_angle a = reduce_turns(p, f);
-  // sin(h + l) = sin h cos l + cos h sin l, with |l| <= ulp(h)/2 so cos l = 1 - O(2^-106).
-  const double s_h = std::sin(a.hi);
-  const double c_h = std::cos(a.hi);
-  return undo_quarter_turns(std::fma(c_h, a.lo, s_h), std::fma(-s_h, a.lo, c_h), a);
 }
 
 std::pair<mp_real, mp_real> sin_cos_of_product(std::int64_t p, const mp_real& omega) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pe/frequency_cache.hpp"
+#include "pe/turn_reduction.hpp"
 #include "pe/mp.hpp"
 
 namespace pe {
@@ -21,9 +22,9 @@ namespace pe {
 // phase_table<C> for C = compute type:
 // - double: omega_i / 2pi is stored as a 192-bit fixed-point fraction (evaluated with MPFR at
 //   320 bits). p * omega_i / 2pi mod 1 is then exact integer arithmetic, reduced exactly by
-//   quarter turns to |r| <= pi/4, r a double-double, and sin/cos(hi + lo) = sin(hi) + cos(hi) lo.
-//   For every |p| < 2^63 the result is within 2 ulps of the true value whenever that value is
-//   at least 2^-70 in magnitude (derivation: proofs/precision.phase_reduction.md).
+//   quarter turns to |r| <= pi/4, r a double-double (turn_reduction.hpp), and sin and cos of it
+//   are the fast kernels' double-doubles, rounded where provably correct, else MPFR's: for every
+//   |p| < 2^63 correctly rounded (proofs/precision.phase_reduction.md).
 // - mp_real: omega_i is evaluated at output bits + 192 guard bits, the angle formed and
 //   reduced at that precision by MPFR, and sin/cos rounded to output bits.
 // - any other C: the naive formula in C (what generic code would do); used by the archetype.
@@ -47,18 +48,9 @@ class phase_table {
   std::vector<C> omega_;
 };
 
-// 192-bit fraction frac(omega / 2pi), most significant word first.
-using turn_fraction = std::array<std::uint64_t, 3>;
+// frac(omega / 2pi) on 192 bits (turn_fraction, turn_reduction.hpp), from omega evaluated with
+// enough fraction bits (omega_with_fraction_bits).
 turn_fraction fraction_of_turn(const mp_real& omega);
-
-// 2pi * frac(p * f) reduced by quarter turns: the angle hi + lo in [-pi/4, pi/4], the number of
-// quarter turns (0..3) to add back, and whether p was negative (sin changes sign).
-struct reduced_angle {
-  double hi, lo;
-  int quarter;
-  bool negative;
-};
-reduced_angle reduce_turns(std::int64_t p, const turn_fraction& f);
 
 // sin and cos of r + quarter * pi/2 from those of r, the sine negated for a negative position:
 // swaps and negations only, exact in any scalar with a unary minus (double, double-double).
@@ -74,9 +66,6 @@ std::pair<R, R> undo_quarter_turns(const R& s, const R& c, const reduced_angle& 
   if (a.negative) out.first = -out.first;
   return out;
 }
-
-// sin and cos of 2pi * frac(p * f) in binary64 (glibc on the double-double angle).
-std::pair<double, double> sin_cos_turns(std::int64_t p, const turn_fraction& f);
 
 // omega_i evaluated with `bits` significant bits plus its binary exponent, so that its
 // fractional part in turns stays exact to about 2^-bits even for omega far above 1 (a
@@ -138,7 +127,9 @@ class phase_table<double> {
                                                             return out;
                                                           })),
         wide_omega_([&f, n] { return omegas_with_fraction_bits(f, n, wide_result_bits + 128); }) {}
-  std::pair<double, double> sin_cos(std::int64_t p, int i) const { return sin_cos_turns(p, turns_[i]); }
+  // RN(sin p omega_i) and RN(cos p omega_i): the fast kernels where they prove the rounding, else
+  // sin_cos_wide rounded once (sin_cos_dd.cpp; proofs/precision.fast_rotate.md, "encode").
+  std::pair<double, double> sin_cos(std::int64_t p, int i) const;
   const turn_fraction& turns(int i) const { return turns_[i]; }
   const std::vector<turn_fraction>& all_turns() const { return turns_; }
   // At wide_result_bits + 128 bits and more: for rotations whose c x_a - s x_b may cancel. The

@@ -38,6 +38,15 @@ sin_cos_pair sin_cos_turns_dd(std::int64_t p, const turn_fraction& f, const fast
   return {s, c};
 }
 
+std::pair<double, double> phase_table<double>::sin_cos(std::int64_t p, int i) const {
+  // The rotation of (1, 0) by p omega_i gives y_a = RN(cos) and y_b = RN(sin), or declines.
+  const fast_kernels& kernels = default_fast_kernels();
+  const rotated_pair e = kernels.rotate_pair(sin_cos_turns_dd(p, turns_[static_cast<size_t>(i)], kernels), rotation_factor{{1.0, 0.0}, true}, 1.0, 0.0);
+  if (e.certain) return {e.b, e.a};
+  const auto [s, c] = sin_cos_wide(p, i);
+  return {s.convert_to<double>(), c.convert_to<double>()};
+}
+
 void sin_cos_rows::compute(std::span<const std::int64_t> p, std::span<const turn_fraction> f, const fast_kernels& kernels) {
   const std::size_t n = p.size();
   for (auto* row : {&s_hi, &s_lo, &c_hi, &c_lo, &hi_, &lo_}) row->resize(n);
@@ -49,9 +58,16 @@ void sin_cos_rows::compute(std::span<const std::int64_t> p, std::span<const turn
   }
   kernels.sin_cos_rows({static_cast<std::int64_t>(n), hi_.data(), lo_.data(), s_hi.data(), s_lo.data(), c_hi.data(), c_lo.data(), scratch_.data()},
                        sin_cos_dd_table());
+  // undo_quarter_turns without its branches (a random quarter mispredicts most of the time): a
+  // swap on odd quarters, then exact sign changes.
+  constexpr double sin_sign[4] = {1, 1, -1, -1}, cos_sign[4] = {1, -1, -1, 1};
   for (std::size_t k = 0; k < n; ++k) {
-    const auto [s, c] = undo_quarter_turns(dd{s_hi[k], s_lo[k]}, dd{c_hi[k], c_lo[k]}, angles_[k]);
-    s_hi[k] = s.hi, s_lo[k] = s.lo, c_hi[k] = c.hi, c_lo[k] = c.lo;
+    const reduced_angle& a = angles_[k];
+    const bool swap = (a.quarter & 1) != 0;
+    const double ss = sin_sign[a.quarter] * (a.negative ? -1.0 : 1.0), cs = cos_sign[a.quarter];
+    const double sh = s_hi[k], sl = s_lo[k], ch = c_hi[k], cl = c_lo[k];
+    s_hi[k] = ss * (swap ? ch : sh), s_lo[k] = ss * (swap ? cl : sl);
+    c_hi[k] = cs * (swap ? sh : ch), c_lo[k] = cs * (swap ? sl : cl);
   }
 }
 

@@ -262,16 +262,12 @@ tensor<T> rotation_matrix(const rotation_plan<Freq>& plan, std::span<const std::
   for (size_t k = 0; k < plan.pairs.size(); ++k) {
     const auto& pr = plan.pairs[k];
     if constexpr (std::is_same_v<T, double>) {
-      // cos and sin are the fast kernels' rotation of (1, 0), correctly rounded wherever they
-      // answer (proofs/precision.fast_rotate.md); a zero sine (position 0) and near-ties decline.
-      const fast_kernels& kernels = default_fast_kernels();
-      const auto terms = sin_cos_turns_dd(pos[pr.axis], phases.turns(static_cast<int>(k)), kernels);
-      if (const auto e = kernels.rotate_pair(terms, rotation_factor{{1.0, 0.0}, true}, 1.0, 0.0); e.certain) {
-        r(pr.a, pr.a) = r(pr.b, pr.b) = e.a;
-        r(pr.a, pr.b) = -e.b;  // e.b is not zero here, so -RN(s) = RN(0 - s)
-        r(pr.b, pr.a) = e.b;
-        continue;
-      }
+      // RN(cos) and RN(sin) (phase_table<double>::sin_cos); 0 - RN(s) = RN(0 - s), +0 at position 0.
+      const auto [sn, cs] = phases.sin_cos(pos[pr.axis], static_cast<int>(k));
+      r(pr.a, pr.a) = r(pr.b, pr.b) = cs;
+      r(pr.a, pr.b) = 0.0 - sn;
+      r(pr.b, pr.a) = sn;
+      continue;
     }
     const auto [sn, cs] = phases.sin_cos_wide(pos[pr.axis], static_cast<int>(k));
     r(pr.a, pr.a) = store_as<T>(cs);

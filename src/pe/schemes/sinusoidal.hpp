@@ -1,8 +1,10 @@
 // Sinusoidal encodings: the paper's interleaved sin/cos, the [sin | cos] concat layout and fairseq's variant.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <span>
 
+#include "pe/float_format.hpp"
 #include "pe/phase.hpp"
 #include "pe/scalar.hpp"
 #include "pe/spec.hpp"
@@ -33,24 +35,61 @@ struct sinusoidal_frequencies {
   }
 };
 
-// encode: [T, dim]. interleaved puts sin(p w_i) at 2i and cos(p w_i) at 2i+1; concat and
-// fairseq put the sines in the first half and the cosines in the second.
+// Where component pair i's sine and cosine go: interleaved puts sin(p w_i) at 2i and cos(p w_i)
+// at 2i+1; concat and fairseq put the sines in the first half and the cosines in the second.
+struct sinusoidal_slots {
+  std::int64_t half;
+  bool interleaved;
+  static sinusoidal_slots of(const spec& s) { return {s.integer("dim") / 2, s.choice("layout") == "interleaved"}; }
+  std::int64_t sin_at(std::int64_t i) const { return interleaved ? 2 * i : i; }
+  std::int64_t cos_at(std::int64_t i) const { return interleaved ? 2 * i + 1 : half + i; }
+};
+
+// encode in binary64, every value correctly rounded: the fast kernels rotate the unit vector
+// (cos slot 1, sin slot 0) by p w_i, which gives RN(cos) and RN(sin) wherever they prove the
+// rounding; MPFR computes the rest (proofs/precision.fast_rotate.md, "encode"). Tokens are split
+// across threads.
+tensor<double> sinusoidal_encode_binary64(const spec& s, std::span<const std::int64_t> pos);
+
+// encode: [T, dim], laid out as sinusoidal_slots says.
 template <class T>
 tensor<T> sinusoidal_encode(const spec& s, std::span<const std::int64_t> pos) {
   using C = compute_t<T>;
   const auto freq = sinusoidal_frequencies::of(s);
-  const int half = static_cast<int>(freq.dim / 2);
-  const bool interleaved = s.choice("layout") == "interleaved";
-  const phase_table<C> phases(freq, half);
-  tensor<T> out({static_cast<std::int64_t>(pos.size()), freq.dim});
-  for (size_t t = 0; t < pos.size(); ++t) {
-    for (int i = 0; i < half; ++i) {
-      const auto [sn, cs] = phases.sin_cos(pos[t], i);
-      out(t, interleaved ? 2 * i : i) = store_as<T>(sn);
-      out(t, interleaved ? 2 * i + 1 : half + i) = store_as<T>(cs);
+  const auto slots = sinusoidal_slots::of(s);
+  if constexpr (std::is_same_v<T, double>) {
+    return sinusoidal_encode_binary64(s, pos);
+  } else if constexpr (std::is_same_v<C, double>) {
+    // binary32, bf16, fp16: the correctly rounded binary64 value rounded once more, which is the
+    // exact value's correct rounding unless that double is a midpoint of T's format; those
+    // values are rounded from MPFR instead (as rotate does, proofs/precision.fast_rotate.md).
+    const tensor<double> y64 = sinusoidal_encode_binary64(s, pos);
+    tensor<T> out(y64.shape);
+    for (size_t e = 0; e < y64.data.size(); ++e) out.data[e] = store_as<T>(y64.data[e]);
+    std::optional<phase_table<double>> phases;
+    for (size_t t = 0; t < pos.size(); ++t)
+      for (std::int64_t i = 0; i < slots.half; ++i) {
+        const bool sin_tie = is_midpoint_in_format(y64(t, slots.sin_at(i)), format_of<T>());
+        const bool cos_tie = is_midpoint_in_format(y64(t, slots.cos_at(i)), format_of<T>());
+        if (!sin_tie && !cos_tie) continue;
+        if (!phases) phases.emplace(freq, static_cast<int>(slots.half));
+        const auto [sn, cs] = phases->sin_cos_wide(pos[t], static_cast<int>(i));
+        out(t, slots.sin_at(i)) = store_as<T>(sn);
+        out(t, slots.cos_at(i)) = store_as<T>(cs);
+      }
+    return out;
+  } else {
+    const phase_table<C> phases(freq, static_cast<int>(slots.half));
+    tensor<T> out({static_cast<std::int64_t>(pos.size()), freq.dim});
+    for (size_t t = 0; t < pos.size(); ++t) {
+      for (std::int64_t i = 0; i < slots.half; ++i) {
+        const auto [sn, cs] = phases.sin_cos(pos[t], static_cast<int>(i));
+        out(t, slots.sin_at(i)) = store_as<T>(sn);
+        out(t, slots.cos_at(i)) = store_as<T>(cs);
+      }
     }
+    return out;
   }
-  return out;
 }
 
 // The frequencies as stored values of T (angular, rad/token).
