@@ -48,6 +48,8 @@ std::string run_rotate(const rotate_args& host) {
   if (items > 0) {
     rotate_global<<<static_cast<unsigned>(blocks_for(items)), block_threads>>>(dev, items);
     if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return failed("launch", e);
+    // A fault inside the kernel shows here, named as such, rather than in the copy out.
+    if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) return failed("kernel", e);
   }
   if (const cudaError_t e = cudaMemcpy(host.y, d.at[1], x_bytes, cudaMemcpyDeviceToHost); e != cudaSuccess) return failed("copy out", e);
   return {};

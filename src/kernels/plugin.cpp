@@ -5,6 +5,7 @@
 // cos, the rotation, and f32/f16/bf16 storage. PECHECK_KERNEL_ANGLES picks the angle mode: fast
 // or accurate (the default).
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>

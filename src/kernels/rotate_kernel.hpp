@@ -60,8 +60,9 @@ PE_HD inline void accurate_sin_cos(std::int64_t p, const std::uint64_t* turn, do
 }
 
 // angle - 2pi k for k = rint(angle / 2pi), in binary32 with 2pi in two parts (Cody and Waite) and
-// fused products: |r| <= pi plus a few ulps, the range where __sincosf is accurate. The extra error
-// is below 2^-23 |angle| (k's products are exact to 2^-48 k), inside the binary32 angle's own.
+// fused products: |r| <= pi plus a few ulps while |angle| < 2^25, the range where __sincosf is
+// accurate (beyond it k's rounding leaves |r| up to ~200 rad at 2^31, where the binary32 angle is
+// itself off by ~128 rad). The two parts miss 2pi by 2^-47.05 per turn: below 2^-23 |angle| in all.
 PE_HD inline float within_one_turn(float angle) {
   const float k = ::rintf(angle * 0.159154937f);     // 1 / 2pi
   const float r = ::fmaf(-k, 6.28318548f, angle);    // 2pi rounded up to binary32

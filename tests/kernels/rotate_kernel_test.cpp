@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -35,6 +36,8 @@ struct launch {
     in.x = pe::tensor<double>({tokens, heads, dim});
     for (auto& v : in.x.data) x.push_back(value(rng)), v = x.back();
     for (std::int64_t t = 0; t < tokens; ++t) pos.push_back(static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(2 * max_pos + 1)) - max_pos);
+    // The ends of int64, where |p| reaches 2^63 (the accurate mode's statement covers them).
+    pos[0] = std::numeric_limits<std::int64_t>::min(), pos[1] = std::numeric_limits<std::int64_t>::max();
     in.pos = pos;
     tables = pe::kernels::rotate_tables::of(s, pos);
     reference = pe::run_op<double>("rotate", s, in).at(0).value.data;
@@ -59,8 +62,8 @@ TEST(host_grid, runs_every_item_once) {
 // The accurate mode: the angle from the exact turn reduction is within 2^-50 rad, sin and cos
 // within 2 binary64 ulps, the products and the sum in binary64: |y - exact| <= ulp32(y) / 2 +
 // A (|x_a| + |x_b|) 2^-48 (proofs/kernels.rotate.md). Checked against the correctly rounded
-// binary64 reference on every element, at positions up to 2^40, for both layouts, partial rotary
-// and a YaRN factor. Every element is written (none left NaN).
+// binary64 reference on every element, at positions up to 2^40 and both ends of int64, for both
+// layouts, partial rotary and a YaRN factor. Every element is written (none left NaN).
 TEST(rotate_kernel, accurate_mode_is_within_its_bound) {
   for (const char* spec : {"rope(dim=64, layout=neox)", "rope(dim=64, layout=gptj)", "rope(dim=48, rotary_dim=16)",
                            "rope(dim=32, scaling=yarn(factor=8, original_max=2048))"}) {
