@@ -21,7 +21,7 @@ PE_HD inline std::uint64_t mul_high(std::uint64_t a, std::uint64_t b) {
 }
 
 // sin and cos in binary32 for the fast angle mode: the SFU's __sincosf on the GPU, the C
-// library's on the host (host emulation is the accurate one of the two; proofs/kernels.rotate.md).
+// library's on the host (host emulation is the accurate one of the two; proofs/precision.kernel_rotate.md).
 PE_HD inline void fast_sin_cos(float angle, float* s, float* c) {
 #if defined(__CUDA_ARCH__)
   __sincosf(angle, s, c);

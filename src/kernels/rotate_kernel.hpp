@@ -13,7 +13,7 @@ enum class io_type : std::int32_t { f32 = 0, f16 = 1, bf16 = 2 };
 // fast: the angle float(p) * inv_freq in binary32 and fast_sin_cos, then the rotation in binary32
 // (what Hugging Face's fp32 RoPE does). accurate: p * omega / 2pi reduced exactly mod 1 from the
 // frequency's 128-bit turn fraction, sin and cos in binary64, the rotation in binary64, rounded to
-// binary32 (and from there to f16 or bf16 storage) (proofs/kernels.rotate.md).
+// binary32 (and from there to f16 or bf16 storage) (proofs/precision.kernel_rotate.md).
 enum class angle_mode : std::int32_t { fast = 0, accurate = 1 };
 
 // Everything one launch reads; pointers are to device memory on the GPU and host memory on the host.

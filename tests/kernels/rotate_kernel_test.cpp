@@ -61,7 +61,7 @@ TEST(host_grid, runs_every_item_once) {
 
 // The accurate mode: the angle from the exact turn reduction is within 2^-50 rad, sin and cos
 // within 2 binary64 ulps, the products and the sum in binary64: |y - exact| <= ulp32(y) / 2 +
-// A (|x_a| + |x_b|) 2^-48 (proofs/kernels.rotate.md). Checked against the correctly rounded
+// A (|x_a| + |x_b|) 2^-48 (proofs/precision.kernel_rotate.md). Checked against the correctly rounded
 // binary64 reference on every element, at positions up to 2^40 and both ends of int64, for both
 // layouts, partial rotary and a YaRN factor. Every element is written (none left NaN).
 TEST(rotate_kernel, accurate_mode_is_within_its_bound) {
