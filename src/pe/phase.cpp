@@ -2,7 +2,6 @@
 #include "pe/phase.hpp"
 
 #include <cmath>
-#include <cstring>
 #include <gmp.h>
 
 namespace pe {

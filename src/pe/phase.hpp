@@ -52,21 +52,6 @@ class phase_table {
 // enough fraction bits (omega_with_fraction_bits).
 turn_fraction fraction_of_turn(const mp_real& omega);
 
-// sin and cos of r + quarter * pi/2 from those of r, the sine negated for a negative position:
-// swaps and negations only, exact in any scalar with a unary minus (double, double-double).
-template <class R>
-std::pair<R, R> undo_quarter_turns(const R& s, const R& c, const reduced_angle& a) {
-  std::pair<R, R> out{s, c};
-  switch (a.quarter) {
-    case 1: out = {c, -s}; break;
-    case 2: out = {-s, -c}; break;
-    case 3: out = {-c, s}; break;
-    default: break;
-  }
-  if (a.negative) out.first = -out.first;
-  return out;
-}
-
 // omega_i evaluated with `bits` significant bits plus its binary exponent, so that its
 // fractional part in turns stays exact to about 2^-bits even for omega far above 1 (a
 // 64-bit first pass finds the exponent; freqs=[1e300] or a factor of 1e-300 stay exact).

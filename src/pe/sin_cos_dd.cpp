@@ -3,6 +3,8 @@
 
 #include <mpfr.h>
 
+#include <tuple>
+
 #include "pe/fast_kernels.hpp"
 
 namespace pe {
@@ -34,8 +36,9 @@ dd to_dd(const mp_real& x) {
 sin_cos_pair sin_cos_turns_dd(std::int64_t p, const turn_fraction& f, const fast_kernels& kernels) {
   const reduced_angle r = reduce_turns(p, f);
   const sin_cos_pair reduced = kernels.sin_cos_of_reduced(r.hi, r.lo, sin_cos_dd_table());
-  const auto [s, c] = undo_quarter_turns(reduced.s, reduced.c, r);
-  return {s, c};
+  const auto [s_hi, c_hi] = undo_quarter_turns(reduced.s.hi, reduced.c.hi, r);
+  const auto [s_lo, c_lo] = undo_quarter_turns(reduced.s.lo, reduced.c.lo, r);
+  return {{s_hi, s_lo}, {c_hi, c_lo}};
 }
 
 std::pair<double, double> phase_table<double>::sin_cos(std::int64_t p, int i) const {
@@ -58,16 +61,9 @@ void sin_cos_rows::compute(std::span<const std::int64_t> p, std::span<const turn
   }
   kernels.sin_cos_rows({static_cast<std::int64_t>(n), hi_.data(), lo_.data(), s_hi.data(), s_lo.data(), c_hi.data(), c_lo.data(), scratch_.data()},
                        sin_cos_dd_table());
-  // undo_quarter_turns without its branches (a random quarter mispredicts most of the time): a
-  // swap on odd quarters, then exact sign changes.
-  constexpr double sin_sign[4] = {1, 1, -1, -1}, cos_sign[4] = {1, -1, -1, 1};
   for (std::size_t k = 0; k < n; ++k) {
-    const reduced_angle& a = angles_[k];
-    const bool swap = (a.quarter & 1) != 0;
-    const double ss = sin_sign[a.quarter] * (a.negative ? -1.0 : 1.0), cs = cos_sign[a.quarter];
-    const double sh = s_hi[k], sl = s_lo[k], ch = c_hi[k], cl = c_lo[k];
-    s_hi[k] = ss * (swap ? ch : sh), s_lo[k] = ss * (swap ? cl : sl);
-    c_hi[k] = cs * (swap ? sh : ch), c_lo[k] = cs * (swap ? sl : cl);
+    std::tie(s_hi[k], c_hi[k]) = undo_quarter_turns(s_hi[k], c_hi[k], angles_[k]);
+    std::tie(s_lo[k], c_lo[k]) = undo_quarter_turns(s_lo[k], c_lo[k], angles_[k]);
   }
 }
 

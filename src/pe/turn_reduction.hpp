@@ -21,6 +21,15 @@ struct reduced_angle {
   bool negative;
 };
 
+// sin and cos of r + quarter * pi/2 from those of r, the sine negated for a negative position: a
+// swap on odd quarters and exact sign changes (+-1 times a value), without branches: a random
+// quarter mispredicts most of the time. A double-double takes it on its heads and tails alike.
+inline std::pair<double, double> undo_quarter_turns(double s, double c, const reduced_angle& a) {
+  constexpr double sin_sign[4] = {1, 1, -1, -1}, cos_sign[4] = {1, -1, -1, 1};
+  const bool swap = (a.quarter & 1) != 0;
+  return {sin_sign[a.quarter] * (a.negative ? -1.0 : 1.0) * (swap ? c : s), cos_sign[a.quarter] * (swap ? s : c)};
+}
+
 // rest * 2^-128 as a double-double for |rest| <= 2^125 (reduce_turns' angle in turns): hi is
 // RN(rest * 2^-128), and hi + lo is within (1 + 2^-10) 2^-106 |hi| of it.
 // Without the library's 128-bit conversions (__floattidf and __fixunsdfti, with scalbn, had taken

@@ -105,6 +105,41 @@ void add_block(rotation_plan<Freq>& plan, bool neox, std::int64_t offset, std::i
   plan.blocks.push_back({offset, width, neox});
 }
 
+// A pair the fast kernels declined: token `token`, index h * pairs + k.
+struct declined_rotation {
+  std::int64_t token, index;
+};
+
+// The fast kernels over tokens [0, tokens), split across worker threads (parallel.hpp): token t's
+// pair k (dims dims_a[k], dims_b[k]) turns by position_of(t, k), rotating the [heads, dim] row
+// x_of(t) into y_of(t); after_token(t) runs on the same thread. Returns, per worker, the pairs the
+// kernels declined, for the caller to compute with MPFR on its own thread (its precision is
+// process-wide).
+template <class Position, class Input, class Output, class After>
+std::vector<std::vector<declined_rotation>> rotate_tokens_fast(std::int64_t tokens, const std::vector<turn_fraction>& turns, const std::vector<std::int64_t>& dims_a,
+                                                               const std::vector<std::int64_t>& dims_b, std::int64_t heads, std::int64_t dim,
+                                                               const rotation_factor& factor, const Position& position_of, const Input& x_of,
+                                                               const Output& y_of, const After& after_token) {
+  const fast_kernels& kernels = default_fast_kernels();
+  const auto n = static_cast<std::int64_t>(dims_a.size());
+  std::vector<std::vector<declined_rotation>> declined_by_worker(static_cast<size_t>(worker_threads()));
+  // At least about 8192 (pair, head) rotations per thread (~0.2 ms): fewer would not pay for starting it.
+  parallel_ranges(tokens, std::max<std::int64_t>(1, 8192 / std::max<std::int64_t>(1, n * heads)), [&](std::int64_t begin, std::int64_t end, int worker) {
+    sin_cos_rows rows;
+    std::vector<std::int64_t> positions(static_cast<size_t>(n)), declined(static_cast<size_t>(heads * n));
+    std::vector<double> scratch(static_cast<size_t>(5 * n));
+    for (std::int64_t t = begin; t < end; ++t) {
+      for (std::size_t k = 0; k < positions.size(); ++k) positions[k] = position_of(t, k);
+      rows.compute(positions, turns, kernels);
+      const std::int64_t count = kernels.rotate_token({rows.c_hi.data(), rows.c_lo.data(), rows.s_hi.data(), rows.s_lo.data(), dims_a.data(), dims_b.data(), n,
+                                                       heads, dim, factor, x_of(t), y_of(t), declined.data(), scratch.data()});
+      for (std::int64_t i = 0; i < count; ++i) declined_by_worker[static_cast<size_t>(worker)].push_back({t, declined[static_cast<size_t>(i)]});
+      after_token(t);
+    }
+  });
+  return declined_by_worker;
+}
+
 // Working bits of the rotation arithmetic: 256 for stored binary formats, output + 192 for
 // MPFR, so outputs survive cancellation down to 2^-190 (binary) or 2^-128 (MPFR) of the inputs.
 template <class T>
@@ -191,29 +226,13 @@ tensor<T> rotate_pairs(const rotation_plan<Freq>& plan, const tensor<double>& x,
   if constexpr (std::is_same_v<T, double>) {
     if (!plan.magnitude)
       if (const auto fast_factor = rotation_factor_of(factor)) {
-        const fast_kernels& kernels = default_fast_kernels();
         const auto n = static_cast<std::int64_t>(plan.pairs.size());
         std::vector<std::int64_t> dims_a, dims_b;
         for (const auto& pr : plan.pairs) dims_a.push_back(pr.a), dims_b.push_back(pr.b);
-        struct declined_pair {
-          std::int64_t token, index;  // index = h * pairs + k
-        };
-        std::vector<std::vector<declined_pair>> declined_by_worker(static_cast<size_t>(worker_threads()));
-        // At least about 8192 (pair, head) rotations per thread (~0.2 ms): fewer would not pay for starting it.
-        parallel_ranges(tokens, std::max<std::int64_t>(1, 8192 / std::max<std::int64_t>(1, n * heads)), [&](std::int64_t begin, std::int64_t end, int worker) {
-          sin_cos_rows rows;
-          std::vector<std::int64_t> positions(plan.pairs.size()), declined(static_cast<size_t>(heads * n));
-          std::vector<double> scratch(static_cast<size_t>(5 * n));
-          for (std::int64_t t = begin; t < end; ++t) {
-            for (size_t k = 0; k < plan.pairs.size(); ++k) positions[k] = pos[t * plan.axes + plan.pairs[k].axis];
-            rows.compute(positions, phases.all_turns(), kernels);
-            const std::int64_t count = kernels.rotate_token({rows.c_hi.data(), rows.c_lo.data(), rows.s_hi.data(), rows.s_lo.data(), dims_a.data(),
-                                                             dims_b.data(), n, heads, dim, *fast_factor, x.data.data() + at(t, 0, 0),
-                                                             y.data.data() + at(t, 0, 0), declined.data(), scratch.data()});
-            for (std::int64_t i = 0; i < count; ++i) declined_by_worker[static_cast<size_t>(worker)].push_back({t, declined[i]});
-            pass_through(t);
-          }
-        });
+        const auto declined_by_worker = rotate_tokens_fast(
+            tokens, phases.all_turns(), dims_a, dims_b, heads, dim, *fast_factor,
+            [&](std::int64_t t, std::size_t k) { return pos[t * plan.axes + plan.pairs[k].axis]; },
+            [&](std::int64_t t) { return x.data.data() + at(t, 0, 0); }, [&](std::int64_t t) { return y.data.data() + at(t, 0, 0); }, pass_through);
         for (const auto& list : declined_by_worker)
           for (const auto& d : list) rotate_wide(d.token, d.index / n, static_cast<size_t>(d.index % n));
         return y;

@@ -4,11 +4,9 @@
 #include <fmt/format.h>
 
 #include "pe/error.hpp"
-#include "pe/fast_kernels.hpp"
-#include "pe/parallel.hpp"
 #include "pe/registry.hpp"
 #include "pe/scheme.hpp"
-#include "pe/sin_cos_dd.hpp"
+#include "pe/schemes/rotation.hpp"
 
 namespace pe {
 
@@ -17,7 +15,6 @@ tensor<double> sinusoidal_encode_binary64(const spec& s, std::span<const std::in
   const auto slots = sinusoidal_slots::of(s);
   const std::int64_t half = slots.half, dim = freq.dim, tokens = static_cast<std::int64_t>(pos.size());
   const phase_table<double> phases(freq, static_cast<int>(half));
-  const fast_kernels& kernels = default_fast_kernels();
   // Pair i rotates (x_a, x_b) = (1, 0) from the cosine's slot a into the sine's slot b:
   // y_a = RN(cos), y_b = RN(sin), each exactly one rounding or declined.
   std::vector<std::int64_t> cos_slots, sin_slots;
@@ -27,30 +24,16 @@ tensor<double> sinusoidal_encode_binary64(const spec& s, std::span<const std::in
     unit[static_cast<size_t>(slots.cos_at(i))] = 1.0;
   }
   tensor<double> out({tokens, dim});
-  struct declined_pair {
-    std::int64_t token, pair;
-  };
-  std::vector<std::vector<declined_pair>> declined_by_worker(static_cast<size_t>(worker_threads()));
-  // At least about 8192 pairs per thread (~0.2 ms): fewer would not pay for starting it.
-  parallel_ranges(tokens, std::max<std::int64_t>(1, 8192 / half), [&](std::int64_t begin, std::int64_t end, int worker) {
-    sin_cos_rows rows;
-    std::vector<std::int64_t> positions(static_cast<size_t>(half)), declined(static_cast<size_t>(half));
-    std::vector<double> scratch(static_cast<size_t>(5 * half));
-    for (std::int64_t t = begin; t < end; ++t) {
-      std::fill(positions.begin(), positions.end(), pos[static_cast<size_t>(t)]);
-      rows.compute(positions, phases.all_turns(), kernels);
-      const std::int64_t count =
-          kernels.rotate_token({rows.c_hi.data(), rows.c_lo.data(), rows.s_hi.data(), rows.s_lo.data(), cos_slots.data(), sin_slots.data(), half, 1,
-                                dim, rotation_factor{{1.0, 0.0}, true}, unit.data(), out.data.data() + t * dim, declined.data(), scratch.data()});
-      for (std::int64_t k = 0; k < count; ++k) declined_by_worker[static_cast<size_t>(worker)].push_back({t, declined[static_cast<size_t>(k)]});
-    }
-  });
+  const auto declined_by_worker = rotate_tokens_fast(
+      tokens, phases.all_turns(), cos_slots, sin_slots, 1, dim, rotation_factor{{1.0, 0.0}, true},
+      [&](std::int64_t t, std::size_t) { return pos[static_cast<size_t>(t)]; }, [&](std::int64_t) { return unit.data(); },
+      [&](std::int64_t t) { return out.data.data() + t * dim; }, [](std::int64_t) {});
   // MPFR's precision is process-wide: the declined pairs are computed here, on one thread.
   for (const auto& list : declined_by_worker)
     for (const auto& d : list) {
-      const auto [sn, cs] = phases.sin_cos_wide(pos[static_cast<size_t>(d.token)], static_cast<int>(d.pair));
-      out(d.token, slots.sin_at(d.pair)) = sn.convert_to<double>();
-      out(d.token, slots.cos_at(d.pair)) = cs.convert_to<double>();
+      const auto [sn, cs] = phases.sin_cos_wide(pos[static_cast<size_t>(d.token)], static_cast<int>(d.index));
+      out(d.token, slots.sin_at(d.index)) = sn.convert_to<double>();
+      out(d.token, slots.cos_at(d.index)) = cs.convert_to<double>();
     }
   return out;
 }
