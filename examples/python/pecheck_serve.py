@@ -8,6 +8,8 @@
 
 Frames on stdin/stdout: one line of JSON, then exactly payload_bytes raw bytes (row-major,
 little-endian). Anything written to stderr goes to the gate's log. See README, "The wire protocol".
+serve(fn, decode=..., encode=...) swaps the NumPy conversions for others (torch_rope.py passes torch
+tensors, bf16 included, which NumPy cannot hold).
 """
 import json
 import re
@@ -44,7 +46,20 @@ def _write_frame(stream, head, payload=b""):
     stream.flush()
 
 
-def serve(fn, name="python implementation", ops=("rotate",)):
+def numpy_decode(t, raw):
+    """The input tensor t (its wire description) from its raw bytes, as a NumPy array."""
+    if t["dtype"] == "bf16":
+        raise Unsupported("bf16 arrays: numpy has no bfloat16")
+    return np.frombuffer(raw, dtype=DTYPES[t["dtype"]]).reshape(t["shape"])
+
+
+def numpy_encode(t, value):
+    """The raw bytes of output t from fn's value, converted to t's dtype and shape."""
+    array = np.ascontiguousarray(value, dtype=DTYPES[t["dtype"]]).reshape(t["shape"])
+    return array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
+
+
+def serve(fn, name="python implementation", ops=("rotate",), decode=numpy_decode, encode=numpy_encode):
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     while True:
         head, payload = _read_frame(stdin)
@@ -57,15 +72,11 @@ def serve(fn, name="python implementation", ops=("rotate",)):
         try:
             inputs = {}
             for t in head["inputs"]:
-                if t["dtype"] == "bf16":
-                    raise Unsupported("bf16 arrays: numpy has no bfloat16")
-                raw = payload[t["offset"]:t["offset"] + t["nbytes"]]
-                inputs[t["name"]] = np.frombuffer(raw, dtype=DTYPES[t["dtype"]]).reshape(t["shape"])
+                inputs[t["name"]] = decode(t, payload[t["offset"]:t["offset"] + t["nbytes"]])
             result = fn(head["op"], head["spec"], inputs)
             out, body = [], b""
             for t in head["outputs"]:
-                array = np.ascontiguousarray(result[t["name"]], dtype=DTYPES[t["dtype"]]).reshape(t["shape"])
-                data = array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
+                data = encode(t, result[t["name"]])
                 out.append({"name": t["name"], "dtype": t["dtype"], "shape": t["shape"], "offset": len(body), "nbytes": len(data)})
                 body += data
             answer.update(status="ok", outputs=out)

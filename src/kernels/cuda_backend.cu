@@ -1,7 +1,9 @@
 // The CUDA backend: the same kernel bodies as the host emulation, launched on the GPU with inputs copied in and outputs copied back.
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #include "kernels/backend.hpp"
 #include "kernels/host_grid.hpp"
@@ -10,49 +12,101 @@ namespace pe::kernels {
 
 namespace {
 
-__global__ void rotate_global(rotate_args args, std::int64_t items) {
+// Every kernel: one thread per work item, the body chosen by the args' type (run_item's overloads).
+template <class Args>
+__global__ void grid_global(Args args, std::int64_t items) {
   const std::int64_t item = item_of(blockIdx.x, threadIdx.x);
-  if (item < items) rotate_item(args, item);
+  if (item < items) run_item(args, item);
 }
 
-// Device buffers freed on every path out.
-struct device_buffers {
-  void* at[5] = {};
-  ~device_buffers() {
-    for (void* p : at) cudaFree(p);
+std::string failed(const char* what, cudaError_t e) { return std::string("CUDA ") + what + ": " + cudaGetErrorString(e); }
+
+// A launch's device arrays, freed on every path out; the first failure is kept in `error`, and
+// after it every array is null (the launch is then not made).
+struct device_arrays {
+  std::vector<void*> owned;
+  std::string error;
+  ~device_arrays() {
+    for (void* p : owned) cudaFree(p);
+  }
+  // count elements of T on the device, copied from host when it is not null (an output otherwise).
+  template <class T>
+  T* put(const T* host, std::size_t count) {
+    if (!error.empty() || count == 0) return nullptr;
+    void* d = nullptr;
+    if (const cudaError_t e = cudaMalloc(&d, count * sizeof(T)); e != cudaSuccess) return error = failed("cudaMalloc", e), nullptr;
+    owned.push_back(d);
+    if (host != nullptr)
+      if (const cudaError_t e = cudaMemcpy(d, host, count * sizeof(T), cudaMemcpyHostToDevice); e != cudaSuccess) return error = failed("copy in", e), nullptr;
+    return static_cast<T*>(d);
+  }
+  // An io array of `elements` values (bytes of the I/O type).
+  unsigned char* put_io(const void* host, io_type io, std::int64_t elements) {
+    return put(static_cast<const unsigned char*>(host), static_cast<std::size_t>(elements) * io_bytes(io));
   }
 };
 
-std::string failed(const char* what, cudaError_t e) { return std::string("CUDA ") + what + ": " + cudaGetErrorString(e); }
+// Launches dev's kernel over its work items, then copies the output (`bytes` at `device_out`)
+// back to `host_out`.
+template <class Args>
+std::string launch(const device_arrays& d, const Args& dev, void* host_out, const void* device_out, std::size_t bytes) {
+  if (!d.error.empty()) return d.error;
+  if (const std::int64_t items = work_items(dev); items > 0) {
+    grid_global<<<static_cast<unsigned>(blocks_for(items)), block_threads>>>(dev, items);
+    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return failed("launch", e);
+    // A fault inside the kernel shows here, named as such, rather than in the copy out.
+    if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) return failed("kernel", e);
+  }
+  if (bytes > 0)
+    if (const cudaError_t e = cudaMemcpy(host_out, device_out, bytes, cudaMemcpyDeviceToHost); e != cudaSuccess) return failed("copy out", e);
+  return {};
+}
+
+std::size_t sized(std::int64_t n) { return static_cast<std::size_t>(n); }
 
 }  // namespace
 
 const char* backend_name() { return "CUDA"; }
 
 std::string run_rotate(const rotate_args& host) {
-  const std::int64_t items = rotate_work_items(host), pairs = host.rotary_dim / 2;
-  const std::size_t x_bytes = static_cast<std::size_t>(host.tokens * host.heads * host.dim) * io_bytes(host.io);
-  const std::size_t sizes[5] = {x_bytes, x_bytes, static_cast<std::size_t>(host.tokens) * sizeof(std::int64_t),
-                                static_cast<std::size_t>(pairs) * sizeof(float), static_cast<std::size_t>(2 * pairs) * sizeof(std::uint64_t)};
-  const void* sources[5] = {host.x, nullptr, host.pos, host.inv_freq, host.turns};
-  device_buffers d;
-  for (int i = 0; i < 5; ++i) {
-    if (sizes[i] == 0) continue;
-    if (const cudaError_t e = cudaMalloc(&d.at[i], sizes[i]); e != cudaSuccess) return failed("cudaMalloc", e);
-    if (sources[i] != nullptr)
-      if (const cudaError_t e = cudaMemcpy(d.at[i], sources[i], sizes[i], cudaMemcpyHostToDevice); e != cudaSuccess) return failed("copy in", e);
-  }
+  const std::int64_t elements = host.tokens * host.heads * host.dim, pairs = host.rotary_dim / 2;
+  device_arrays d;
   rotate_args dev = host;
-  dev.x = d.at[0], dev.y = d.at[1], dev.pos = static_cast<const std::int64_t*>(d.at[2]);
-  dev.inv_freq = static_cast<const float*>(d.at[3]), dev.turns = static_cast<const std::uint64_t*>(d.at[4]);
-  if (items > 0) {
-    rotate_global<<<static_cast<unsigned>(blocks_for(items)), block_threads>>>(dev, items);
-    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return failed("launch", e);
-    // A fault inside the kernel shows here, named as such, rather than in the copy out.
-    if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) return failed("kernel", e);
-  }
-  if (const cudaError_t e = cudaMemcpy(host.y, d.at[1], x_bytes, cudaMemcpyDeviceToHost); e != cudaSuccess) return failed("copy out", e);
-  return {};
+  dev.x = d.put_io(host.x, host.io, elements), dev.y = d.put_io(nullptr, host.io, elements);
+  dev.pos = d.put(host.pos, sized(host.tokens));
+  dev.inv_freq = d.put(host.inv_freq, sized(pairs)), dev.turns = d.put(host.turns, sized(2 * pairs));
+  return launch(d, dev, host.y, dev.y, sized(elements) * io_bytes(host.io));
+}
+
+std::string run_encode(const encode_args& host) {
+  const std::int64_t elements = host.tokens * host.dim;
+  device_arrays d;
+  encode_args dev = host;
+  dev.pe = d.put_io(nullptr, host.io, elements), dev.pos = d.put(host.pos, sized(host.tokens));
+  dev.slots = d.put(host.slots, sized(2 * host.pairs));
+  dev.inv_freq = d.put(host.inv_freq, sized(host.pairs)), dev.turns = d.put(host.turns, sized(2 * host.pairs));
+  return launch(d, dev, host.pe, dev.pe, sized(elements) * io_bytes(host.io));
+}
+
+std::string run_bias(const alibi_args& host) {
+  const std::int64_t elements = host.heads * host.queries * host.keys;
+  device_arrays d;
+  alibi_args dev = host;
+  dev.bias = d.put_io(nullptr, host.io, elements);
+  dev.qpos = d.put(host.qpos, sized(host.queries)), dev.kpos = d.put(host.kpos, sized(host.keys));
+  dev.slopes = d.put(host.slopes, sized(host.heads));
+  return launch(d, dev, host.bias, dev.bias, sized(elements) * io_bytes(host.io));
+}
+
+std::string run_bias(const t5_args& host) {
+  const std::int64_t elements = host.heads * host.queries * host.keys, steps = host.before_count + host.after_count;
+  device_arrays d;
+  t5_args dev = host;
+  dev.bias = d.put_io(nullptr, host.io, elements);
+  dev.qpos = d.put(host.qpos, sized(host.queries)), dev.kpos = d.put(host.kpos, sized(host.keys));
+  dev.table = d.put_io(host.table, host.io, host.table_rows * host.heads);
+  dev.starts = d.put(host.starts, sized(steps)), dev.buckets = d.put(host.buckets, sized(steps));
+  return launch(d, dev, host.bias, dev.bias, sized(elements) * io_bytes(host.io));
 }
 
 }  // namespace pe::kernels

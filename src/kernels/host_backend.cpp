@@ -6,9 +6,9 @@ namespace pe::kernels {
 
 const char* backend_name() { return "host emulation"; }
 
-std::string run_rotate(const rotate_args& args) {
-  run_host_grid(rotate_work_items(args), [&](std::int64_t item) { rotate_item(args, item); });
-  return {};
-}
+std::string run_rotate(const rotate_args& args) { run_on_host(args); return {}; }
+std::string run_encode(const encode_args& args) { run_on_host(args); return {}; }
+std::string run_bias(const alibi_args& args) { run_on_host(args); return {}; }
+std::string run_bias(const t5_args& args) { run_on_host(args); return {}; }
 
 }  // namespace pe::kernels

@@ -23,4 +23,11 @@ void run_host_grid(std::int64_t items, const Body& body) {
       if (const std::int64_t item = item_of(block, thread); item < items) body(item);
 }
 
+// One launch of a kernel on the host: every work item of args (work_items and run_item, the
+// overloads each kernel header gives its args) through the emulated grid.
+template <class Args>
+void run_on_host(const Args& args) {
+  run_host_grid(work_items(args), [&](std::int64_t item) { run_item(args, item); });
+}
+
 }  // namespace pe::kernels

@@ -1,4 +1,4 @@
-// The tables a rotate launch reads, computed on the host from pecheck's frequency laws before the launch.
+// The tables a rotate or encode launch reads, computed on the host from pecheck's frequency laws before the launch.
 #pragma once
 #include <cstdint>
 #include <span>
@@ -6,30 +6,58 @@
 
 #include "pe/mp.hpp"
 #include "pe/phase.hpp"
+#include "pe/scheme.hpp"
 #include "pe/schemes/rope.hpp"
+#include "pe/schemes/sinusoidal.hpp"
 #include "pe/spec.hpp"
 
 namespace pe::kernels {
 
-// A rope spec's frequencies for one call (dynamic scalings read its length, max(pos) + 1):
-// omega_k in binary32 for the fast mode, frac(omega_k / 2pi) * 2^128 as two words per pair (high
-// first) for the accurate mode, from the exact frequency as binary64 rotate takes it, and the
-// attention factor.
-struct rotate_tables {
+// A frequency law's angles for both modes: omega_k in binary32 for the fast mode, and
+// frac(omega_k / 2pi) * 2^128 as two words per pair (high first) for the accurate mode, from the
+// exact frequency (not its binary64 rounding: proofs/precision.kernel_rotate.md).
+struct angle_tables {
   std::vector<float> inv_freq;
   std::vector<std::uint64_t> turns;
+
+  template <class Freq>
+  static angle_tables of(const Freq& freq, int pairs) {
+    angle_tables t;
+    for (int k = 0; k < pairs; ++k) {
+      t.inv_freq.push_back(static_cast<float>(freq.template omega<double>(k)));
+      // Exact to 2^-320 below its integer part, so the fraction is exact to 2^-300 turns.
+      const pe::turn_fraction f = pe::fraction_of_turn(pe::omega_with_fraction_bits(freq, k, 320));
+      t.turns.push_back(f[0]), t.turns.push_back(f[1]);
+    }
+    return t;
+  }
+};
+
+// A rope spec's angles for one call (dynamic scalings read its length, max(pos) + 1) and its
+// attention factor.
+struct rotate_tables : angle_tables {
   double factor = 1;
 
   static rotate_tables of(const pe::spec& s, std::span<const std::int64_t> pos) {
-    rotate_tables t;
     const auto plan = pe::rope_plan(s, pe::call_seq_len(pos));
-    for (int k = 0; k < static_cast<int>(plan.pairs.size()); ++k) {
-      t.inv_freq.push_back(static_cast<float>(plan.freq.omega<double>(k)));
-      // Exact to 2^-320 below its integer part, so the fraction is exact to 2^-300 turns.
-      const pe::turn_fraction f = pe::fraction_of_turn(pe::omega_with_fraction_bits(plan.freq, k, 320));
-      t.turns.push_back(f[0]), t.turns.push_back(f[1]);
-    }
+    rotate_tables t;
+    static_cast<angle_tables&>(t) = angle_tables::of(plan.freq, static_cast<int>(plan.pairs.size()));
     t.factor = plan.freq.attention_factor<double>();
+    return t;
+  }
+};
+
+// An encoding whose components are sin and cos of p omega_i (the scheme's encode_phases: the
+// sinusoidal family): its angles, and per pair the columns of its sine and cosine.
+struct encode_tables : angle_tables {
+  std::vector<std::int64_t> slots;  // [pairs][2]: sine's column, then cosine's
+
+  static encode_tables of(const pe::spec& s) {
+    const auto phases = pe::behaviour_of(s).phases(s);
+    const auto where = pe::sinusoidal_slots::of(s);
+    encode_tables t;
+    static_cast<angle_tables&>(t) = angle_tables::of(phases->freq, static_cast<int>(where.half));
+    for (std::int64_t i = 0; i < where.half; ++i) t.slots.push_back(where.sin_at(i)), t.slots.push_back(where.cos_at(i));
     return t;
   }
 };

@@ -46,7 +46,7 @@ struct launch {
             tokens, heads, dim, s.integer("rotary_dim"), s.choice("layout") == "neox", io_type::f32, mode};
   }
   void run() {
-    pe::kernels::run_host_grid(pe::kernels::rotate_work_items(args), [&](std::int64_t item) { pe::kernels::rotate_item(args, item); });
+    pe::kernels::run_on_host(args);
   }
 };
 

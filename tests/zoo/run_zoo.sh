@@ -7,11 +7,13 @@
 # against a false alarm). ctest runs it once per seed (gate.zoo_<member>.seed_<n>).
 # MAX_POS (default 2^31 - 1) is the largest position drawn: a member that answers unsupported past
 # its cos/sin cache is given positions within it, so its cases are not spent on unsupported calls.
-# usage: run_zoo.sh PECHECK LIB GOLDEN_DIR [CASES [SEEDS [MAX_POS]]]
+# SPECS (an environment variable, default specs.txt beside this script) is the file of specs, one a
+# line: pecheck's own kernels are also gated on their encode and bias specs this way.
+# usage: [SPECS=FILE] run_zoo.sh PECHECK LIB GOLDEN_DIR [CASES [SEEDS [MAX_POS]]]
 set -u
 pecheck=$1 lib=$2 golden=$3 cases=${4:-10} seeds=${5:-1 2 3 4 5 6 7 8 9 10} max_pos=${6:-2147483647}
 specs=()
-while IFS= read -r line; do [ -n "$line" ] && specs+=(--spec "$line"); done < "$(dirname "$0")/specs.txt"
+while IFS= read -r line; do [ -n "$line" ] && specs+=(--spec "$line"); done < "${SPECS:-$(dirname "$0")/specs.txt}"
 reports=$(mktemp -d)
 trap 'rm -rf "$reports"' EXIT
 for seed in $seeds; do

@@ -1,0 +1,64 @@
+// The plugin's rotate (rope specs) and encode (sinusoidal) calls: their tables from pecheck's reference, then the kernel on the backend.
+//
+// PECHECK_KERNEL_ANGLES picks the angle mode of both: fast or accurate (the default).
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels/backend.hpp"
+#include "kernels/host_tables.hpp"
+#include "kernels/serve.hpp"
+#include "pe/scheme.hpp"
+
+namespace pe::kernels {
+
+namespace {
+
+angle_mode angle_mode_from_environment() {
+  const char* v = std::getenv("PECHECK_KERNEL_ANGLES");
+  if (v == nullptr || std::strcmp(v, "accurate") == 0) return angle_mode::accurate;
+  if (std::strcmp(v, "fast") == 0) return angle_mode::fast;
+  throw failure{fmt::format("PECHECK_KERNEL_ANGLES={}: use fast or accurate", v)};
+}
+
+}  // namespace
+
+// The spec's frequencies and attention factor come from pecheck's rope_plan (so every scaling
+// works); what the gate checks is the kernel: its layout, partial rotary, angles, sin and cos,
+// the rotation, and f32/f16/bf16 storage. rope only: the other rotary schemes (xPos, the axial
+// and multimodal forms) rotate by plans this kernel does not take.
+void serve_rotate(const pe::spec& s, const call& c) {
+  if (s.scheme() != "rope") throw unsupported{};
+  const pe_tensor* x = find_input(c, "x");
+  if (x == nullptr || x->rank != 3) throw failure{"rotate needs x [T, H, D]"};
+  const auto pos = positions(c, "rotate", "pos");
+  rotate_args a{};
+  a.io = io_of(x->dtype);
+  a.mode = angle_mode_from_environment();
+  a.tokens = x->shape[0], a.heads = x->shape[1], a.dim = x->shape[2];
+  a.rotary_dim = s.has("rotary_dim") ? s.integer("rotary_dim") : s.integer("dim");
+  a.neox = s.choice("layout") == "neox";
+  if (a.dim != s.integer("dim") || static_cast<std::int64_t>(pos.size()) != a.tokens) throw failure{"x's head dim or pos's length does not match the spec"};
+  a.x = x->data, a.y = only_output(c, "rotate", {a.tokens, a.heads, a.dim}).data, a.pos = pos.data();
+  const auto tables = rotate_tables::of(s, pos);
+  if (static_cast<std::int64_t>(tables.inv_freq.size()) != a.rotary_dim / 2) throw failure{"inv_freq does not have rotary_dim/2 frequencies"};
+  a.inv_freq = tables.inv_freq.data(), a.turns = tables.turns.data(), a.factor = tables.factor;
+  if (const std::string error = run_rotate(a); !error.empty()) throw failure{error};
+}
+
+// Served for every scheme whose encode is sin and cos of p omega_i (its descriptor's phases).
+void serve_encode(const pe::spec& s, const call& c) {
+  if (!pe::behaviour_of(s).phases) throw unsupported{};
+  const auto pos = positions(c, "encode", "pos");
+  encode_args a{};
+  a.tokens = static_cast<std::int64_t>(pos.size()), a.dim = s.integer("dim");
+  pe_tensor& out = only_output(c, "encode", {a.tokens, a.dim});
+  a.io = io_of(out.dtype);
+  a.mode = angle_mode_from_environment();
+  const auto tables = encode_tables::of(s);
+  a.pairs = static_cast<std::int64_t>(tables.inv_freq.size());
+  a.pe = out.data, a.pos = pos.data(), a.slots = tables.slots.data();
+  a.inv_freq = tables.inv_freq.data(), a.turns = tables.turns.data();
+  if (const std::string error = run_encode(a); !error.empty()) throw failure{error};
+}
+
+}  // namespace pe::kernels
