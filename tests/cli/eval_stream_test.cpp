@@ -157,15 +157,18 @@ const bad_call bad_calls[] = {
 
 TEST(eval_stream, sizes_and_formats_refused_with_one_line) { pecheck_test::expect_one_line_errors(bad_calls); }
 
-// A job of a few seconds: the progress line shows on a terminal (script(1) gives stderr a pty)
-// and is erased at the end; with stderr captured, as here, nothing is printed.
-const char* long_job = "eval rotate 'rope(dim=2)' --pos 0:3000000 --x 1,0 --format csv --chunk-tokens 20000 > /dev/null";
+// A job that outlasts the progress line's quiet second on any machine: its output goes to a
+// reader that starts after two seconds, so eval blocks on the full pipe (a job timed by its own
+// work had finished in 0.94 s on an idle machine, and printed nothing). The progress line shows on
+// a terminal (script(1) gives stderr a pty) and is erased at the end; with stderr captured, as in
+// run(), nothing is printed.
+const char* long_job = "eval rotate 'rope(dim=2)' --pos 0:3000000 --x 1,0 --format csv --chunk-tokens 20000";
 
 TEST(eval_stream, progress_line_on_a_terminal_only) {
-  const auto captured = run(long_job);
+  const auto captured = run(std::string(long_job) + " > /dev/null");
   EXPECT_EQ(captured.exit_code, 0);
   EXPECT_EQ(captured.err, "");
-  FILE* pipe = popen(("script -qec \"" + std::string(PECHECK_BINARY) + " " + long_job + "\" /dev/null").c_str(), "r");
+  FILE* pipe = popen(("script -qec \"" + std::string(PECHECK_BINARY) + " " + long_job + " | (sleep 2; cat > /dev/null)\" /dev/null").c_str(), "r");
   std::string terminal;
   char buf[4096];
   size_t n;
