@@ -176,8 +176,27 @@ std::int64_t rotate_token_as(const token_rotation& job) {
 
 std::int64_t rotate_token(const token_rotation& job) { return job.factor.one ? rotate_token_as<false>(job) : rotate_token_as<true>(job); }
 
+// What certainly_rounds may allow for sin_cos_rows' values z against the exact v: within
+// 2^-97.5 |v| + 2^-123 (proofs/precision.fast_rotate.md, "sin and cos"), and |v| <= |z.hi| (1 + 2^-52)
+// + that error, so within 2^-97 |z.hi| + 2^-122 ("encode").
+[[gnu::always_inline]] inline double sin_cos_error(const dd& z) { return 0x1p-97 * std::fabs(z.hi) + 0x1p-122; }
+
+[[gnu::noinline]] void round_rows(std::int64_t n, const double* __restrict s_hi, const double* __restrict s_lo,
+                                               const double* __restrict c_hi, const double* __restrict c_lo, double* __restrict sin_out,
+                                               double* __restrict cos_out, double* __restrict certain) {
+  for (std::int64_t k = 0; k < n; ++k) {
+    const dd s{s_hi[k], s_lo[k]}, c{c_hi[k], c_lo[k]};
+    sin_out[k] = s.hi, cos_out[k] = c.hi;
+    certain[k] = certainly_rounds(s, sin_cos_error(s)) & certainly_rounds(c, sin_cos_error(c)) ? 1.0 : 0.0;
+  }
+}
+
+void round_sin_cos_rows(const rounded_sin_cos_job& job) {
+  round_rows(job.n, job.s_hi, job.s_lo, job.c_hi, job.c_lo, job.sin_out, job.cos_out, job.certain);
+}
+
 constexpr fast_kernels kernels_of_this_flavour(const char* name) {
-  return {name, &sin_cos_of_reduced, &sin_cos_rows, &rotate_pair, &rotate_token};
+  return {name, &sin_cos_of_reduced, &sin_cos_rows, &rotate_pair, &rotate_token, &round_sin_cos_rows};
 }
 
 }  // namespace

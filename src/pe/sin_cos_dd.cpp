@@ -42,10 +42,12 @@ sin_cos_pair sin_cos_turns_dd(std::int64_t p, const turn_fraction& f, const fast
 }
 
 std::pair<double, double> phase_table<double>::sin_cos(std::int64_t p, int i) const {
-  // The rotation of (1, 0) by p omega_i gives y_a = RN(cos) and y_b = RN(sin), or declines.
+  // RN(sin p omega_i) and RN(cos p omega_i) where the kernels prove them, else MPFR's rounded once.
   const fast_kernels& kernels = default_fast_kernels();
-  const rotated_pair e = kernels.rotate_pair(sin_cos_turns_dd(p, turns_[static_cast<size_t>(i)], kernels), rotation_factor{{1.0, 0.0}, true}, 1.0, 0.0);
-  if (e.certain) return {e.b, e.a};
+  const sin_cos_pair sc = sin_cos_turns_dd(p, turns_[static_cast<size_t>(i)], kernels);
+  double sn = 0, cs = 0, certain = 0;
+  kernels.round_sin_cos_rows({1, &sc.s.hi, &sc.s.lo, &sc.c.hi, &sc.c.lo, &sn, &cs, &certain});
+  if (certain != 0.0) return {sn, cs};
   const auto [s, c] = sin_cos_wide(p, i);
   return {s.convert_to<double>(), c.convert_to<double>()};
 }

@@ -6,7 +6,9 @@
 #include "pe/error.hpp"
 #include "pe/registry.hpp"
 #include "pe/scheme.hpp"
-#include "pe/schemes/rotation.hpp"
+#include "pe/fast_kernels.hpp"
+#include "pe/parallel.hpp"
+#include "pe/sin_cos_dd.hpp"
 
 namespace pe {
 
@@ -15,25 +17,33 @@ tensor<double> sinusoidal_encode_binary64(const spec& s, std::span<const std::in
   const auto slots = sinusoidal_slots::of(s);
   const std::int64_t half = slots.half, dim = freq.dim, tokens = static_cast<std::int64_t>(pos.size());
   const phase_table<double> phases(freq, static_cast<int>(half));
-  // Pair i rotates (x_a, x_b) = (1, 0) from the cosine's slot a into the sine's slot b:
-  // y_a = RN(cos), y_b = RN(sin), each exactly one rounding or declined.
-  std::vector<std::int64_t> cos_slots, sin_slots;
-  std::vector<double> unit(static_cast<size_t>(dim), 0.0);
-  for (std::int64_t i = 0; i < half; ++i) {
-    cos_slots.push_back(slots.cos_at(i)), sin_slots.push_back(slots.sin_at(i));
-    unit[static_cast<size_t>(slots.cos_at(i))] = 1.0;
-  }
+  const fast_kernels& kernels = default_fast_kernels();
   tensor<double> out({tokens, dim});
-  const auto declined_by_worker = rotate_tokens_fast(
-      tokens, phases.all_turns(), cos_slots, sin_slots, 1, dim, rotation_factor{{1.0, 0.0}, true},
-      [&](std::int64_t t, std::size_t) { return pos[static_cast<size_t>(t)]; }, [&](std::int64_t) { return unit.data(); },
-      [&](std::int64_t t) { return out.data.data() + t * dim; }, [](std::int64_t) {});
+  // Pair i of token t, where the kernels cannot prove RN(sin) and RN(cos) (position 0's sin 0 = 0,
+  // near-ties), per worker.
+  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> declined_by_worker(static_cast<size_t>(worker_threads()));
+  // At least about 8192 pairs per thread (~0.2 ms): fewer would not pay for starting it.
+  parallel_ranges(tokens, std::max<std::int64_t>(1, 8192 / half), [&](std::int64_t begin, std::int64_t end, int worker) {
+    sin_cos_rows rows;
+    std::vector<std::int64_t> positions(static_cast<size_t>(half));
+    std::vector<double> sines(positions.size()), cosines(positions.size()), certain(positions.size());
+    for (std::int64_t t = begin; t < end; ++t) {
+      std::fill(positions.begin(), positions.end(), pos[static_cast<size_t>(t)]);
+      rows.compute(positions, phases.all_turns(), kernels);
+      kernels.round_sin_cos_rows({half, rows.s_hi.data(), rows.s_lo.data(), rows.c_hi.data(), rows.c_lo.data(), sines.data(), cosines.data(), certain.data()});
+      double* row = out.data.data() + t * dim;
+      for (std::int64_t i = 0; i < half; ++i) {
+        row[slots.sin_at(i)] = sines[static_cast<size_t>(i)], row[slots.cos_at(i)] = cosines[static_cast<size_t>(i)];
+        if (certain[static_cast<size_t>(i)] == 0.0) declined_by_worker[static_cast<size_t>(worker)].emplace_back(t, i);
+      }
+    }
+  });
   // MPFR's precision is process-wide: the declined pairs are computed here, on one thread.
   for (const auto& list : declined_by_worker)
-    for (const auto& d : list) {
-      const auto [sn, cs] = phases.sin_cos_wide(pos[static_cast<size_t>(d.token)], static_cast<int>(d.index));
-      out(d.token, slots.sin_at(d.index)) = sn.convert_to<double>();
-      out(d.token, slots.cos_at(d.index)) = cs.convert_to<double>();
+    for (const auto& [t, i] : list) {
+      const auto [sn, cs] = phases.sin_cos_wide(pos[static_cast<size_t>(t)], static_cast<int>(i));
+      out(t, slots.sin_at(i)) = sn.convert_to<double>();
+      out(t, slots.cos_at(i)) = cs.convert_to<double>();
     }
   return out;
 }
