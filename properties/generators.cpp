@@ -68,7 +68,12 @@ rc::Gen<std::string> gen_none_spec() {
 rc::Gen<std::string> gen_sinusoidal_spec() {
   return rc::gen::exec([] {
     const auto layout = *element<std::string>("interleaved", "concat", "fairseq");
-    const auto dim = *even(layout == "fairseq" ? 4 : 2, 256);
+    // Half the draws at d_model <= 16. Attention's inputs grow with d_model, and wide ones make
+    // logits that saturate the softmax (equal outputs): attention.position_breaks_symmetry found
+    // its counterexample only after 35 cases and spent 4.9 s (of check's 13) shrinking it, to
+    // d_model 46. With small widths drawn too it fails at once and shrinks to d_model 2.
+    const std::int64_t lo = layout == "fairseq" ? 4 : 2;
+    const auto dim = *weightedOneOf<std::int64_t>({{1, even(lo, 16)}, {1, even(lo, 256)}});
     return fmt::format("sinusoidal(dim={}, base={}, layout={})", dim, *gen_base(), layout);
   });
 }
