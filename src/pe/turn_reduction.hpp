@@ -30,6 +30,13 @@ inline std::pair<double, double> undo_quarter_turns(double s, double c, const re
   return {sin_sign[a.quarter] * (a.negative ? -1.0 : 1.0) * (swap ? c : s), cos_sign[a.quarter] * (swap ? s : c)};
 }
 
+// RN(w), as static_cast<double>(w) gives it, without its branch on the top bit (the baseline ISA
+// converts only signed words; a random bottom word mispredicted half the time): both halves convert
+// exactly and their sum rounds once.
+inline double word_to_double(std::uint64_t w) {
+  return static_cast<double>(static_cast<std::int64_t>(w >> 32)) * 0x1p32 + static_cast<double>(static_cast<std::int64_t>(w & 0xffffffffu));
+}
+
 // rest * 2^-128 as a double-double for |rest| <= 2^125 (reduce_turns' angle in turns): hi is
 // RN(rest * 2^-128), and hi + lo is within (1 + 2^-10) 2^-106 |hi| of it.
 // Without the library's 128-bit conversions (__floattidf and __fixunsdfti, with scalbn, had taken
@@ -46,13 +53,13 @@ inline std::pair<double, double> turns_as_dd(__int128 rest) {
   const auto bottom = static_cast<std::uint64_t>(m);
   // RN(m / 2^64): the 11 bits the conversion drops decide, and a set lowest bit stands for any
   // nonzero bottom word, which turns an exact tie into "above" and leaves every other case alone.
-  const double head = static_cast<double>(top | static_cast<std::uint64_t>(bottom != 0));
+  const double head = word_to_double(top | static_cast<std::uint64_t>(bottom != 0));
   // head - top is within 2^10 (head may be 2^64, which wraps to 0 here: top - 2^64 = top - 0 mod 2^64).
   const std::uint64_t head_word = head >= 0x1p64 ? 0 : static_cast<std::uint64_t>(head);
   const auto remainder_top = static_cast<std::int64_t>(top - head_word);
   // (m / 2^64 - head) in binary64: the bottom word's rounding is below 2^-53 and the sum's
   // rounding below 2^-43, against head >= 2^63: hi + lo within (1 + 2^-10) 2^-106 |hi| of m / 2^64.
-  const double tail = static_cast<double>(remainder_top) + static_cast<double>(bottom) * 0x1p-64;
+  const double tail = static_cast<double>(remainder_top) + word_to_double(bottom) * 0x1p-64;
   // Back to turns: m / 2^64 * 2^(64 - shift) * 2^-128, a power of two between 2^-191 and 2^-66.
   const std::uint64_t scale_bits = static_cast<std::uint64_t>(1023 + 64 - shift - 128) << 52;
   double scale;
