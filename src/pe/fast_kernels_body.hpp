@@ -20,8 +20,11 @@ struct table_point {
   // Round to nearest by the 1.5 * 2^52 trick (exact for |hi * grid| < 2^51; inlined, unlike nearbyint).
   const double k = (hi * grid + 0x1.8p52) - 0x1.8p52;
   const auto index = static_cast<int>(std::fabs(k));
-  // sin(-a) = -sin a.
-  return {k / grid, k < 0 ? -tab.sin_a[index] : tab.sin_a[index], tab.cos_a[index]};
+  // sin(-a) = -sin a, as an exact product by +-1: a branch on the sign of a random angle had
+  // mispredicted half the time (k is never -0, so k = 0 keeps sin 0 = +0).
+  const double sign = std::copysign(1.0, k);
+  const dd& sin_a = tab.sin_a[index];
+  return {k / grid, {sign * sin_a.hi, sign * sin_a.lo}, tab.cos_a[index]};
 }
 
 // sin and cos of the reduced angle r = hi + lo, |r| <= pi/4 + 2^-20: r = a + t with a the table
