@@ -92,7 +92,10 @@ extern const fast_kernels dekker_kernels;
 // Hardware FMA (vectorised with AVX2): built on x86-64 when the compiler takes -mfma -mavx2;
 // nullptr where it is not built or this CPU lacks either.
 const fast_kernels* fma_kernels();
-// FMA where the CPU has it, else Dekker's: the same correctly rounded outputs either way.
+// The FMA kernels compiled for AVX-512 (eight lanes; the same operations, so the same bits):
+// nullptr where they are not built or this CPU lacks AVX-512 F, DQ and VL, FMA or AVX2.
+const fast_kernels* avx512_kernels();
+// AVX-512, else FMA where the CPU has it, else Dekker's: the same correctly rounded outputs either way.
 const fast_kernels& default_fast_kernels();
 
 }  // namespace pe

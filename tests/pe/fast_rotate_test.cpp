@@ -23,13 +23,15 @@ using pe::mp_real;
 
 using pe::test::one_frequency;
 
-// Dekker's kernels everywhere, and the FMA kernels where this CPU has them (said once, so a run
-// without them is visible in the log).
+// Dekker's kernels everywhere, and the FMA and AVX-512 kernels where this CPU has them (said
+// once, so a run without them is visible in the log).
 std::vector<const pe::fast_kernels*> flavours() {
   std::vector<const pe::fast_kernels*> out{&pe::dekker_kernels};
   if (const auto* fma = pe::fma_kernels()) out.push_back(fma);
+  if (const auto* avx512 = pe::avx512_kernels()) out.push_back(avx512);
   static const bool said = [] {
     if (!pe::fma_kernels()) std::cout << "this CPU (or build) has no FMA kernels: testing Dekker's only\n";
+    else if (!pe::avx512_kernels()) std::cout << "this CPU (or build) has no AVX-512 kernels: testing Dekker's and FMA\n";
     return true;
   }();
   (void)said;
