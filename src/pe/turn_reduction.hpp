@@ -24,10 +24,19 @@ struct reduced_angle {
 // sin and cos of r + quarter * pi/2 from those of r, the sine negated for a negative position: a
 // swap on odd quarters and exact sign changes (+-1 times a value), without branches: a random
 // quarter mispredicts most of the time. A double-double takes it on its heads and tails alike.
+// (GCC had compiled `swap ? c : s` into a branch; the mask below leaves it none.)
 inline std::pair<double, double> undo_quarter_turns(double s, double c, const reduced_angle& a) {
   constexpr double sin_sign[4] = {1, 1, -1, -1}, cos_sign[4] = {1, -1, -1, 1};
-  const bool swap = (a.quarter & 1) != 0;
-  return {sin_sign[a.quarter] * (a.negative ? -1.0 : 1.0) * (swap ? c : s), cos_sign[a.quarter] * (swap ? s : c)};
+  const std::uint64_t swap = 0 - static_cast<std::uint64_t>(a.quarter & 1);  // all ones on odd quarters
+  std::uint64_t s_bits, c_bits;
+  std::memcpy(&s_bits, &s, sizeof s);
+  std::memcpy(&c_bits, &c, sizeof c);
+  const std::uint64_t first_bits = (s_bits & ~swap) | (c_bits & swap), second_bits = (c_bits & ~swap) | (s_bits & swap);
+  double first, second;
+  std::memcpy(&first, &first_bits, sizeof first);
+  std::memcpy(&second, &second_bits, sizeof second);
+  const double negated = 1.0 - 2.0 * static_cast<double>(a.negative);  // -1 or +1
+  return {sin_sign[a.quarter] * negated * first, cos_sign[a.quarter] * second};
 }
 
 // RN(w), as static_cast<double>(w) gives it, without its branch on the top bit (the baseline ISA
