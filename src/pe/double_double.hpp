@@ -5,8 +5,9 @@
 #include "pe/dd.hpp"
 
 // Included only by the fast kernels' files (fast_kernels_body.hpp), each compiled for one
-// flavour: with FMA instructions, or with Dekker's product (PE_FORCE_DEKKER). Everything here
-// has internal linkage (an unnamed namespace), so the two flavours never share a definition.
+// flavour: with FMA instructions (for AVX2, or for AVX-512), or with Dekker's product
+// (PE_FORCE_DEKKER). Everything here has internal linkage (an unnamed namespace), so the flavours
+// never share a definition.
 namespace pe {
 namespace {
 

@@ -1,4 +1,4 @@
-// The fast binary64 path's kernels, compiled twice (with FMA instructions, and without) and chosen at run time.
+// The fast binary64 path's kernels, compiled per flavour (FMA with AVX2, FMA with AVX-512, and Dekker's product) and chosen at run time.
 #pragma once
 // Plain data and function pointers only, no MPFR, no templates: the FMA kernels' file includes it
 // (fast_kernels_fma.cpp says why).

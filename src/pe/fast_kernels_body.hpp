@@ -1,4 +1,4 @@
-// The fast binary64 kernels' code, compiled once per flavour by fast_kernels_fma.cpp and fast_kernels_dekker.cpp.
+// The fast binary64 kernels' code, compiled once per flavour by fast_kernels_fma.cpp, fast_kernels_avx512.cpp and fast_kernels_dekker.cpp.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -184,9 +184,10 @@ std::int64_t rotate_token(const token_rotation& job) { return job.factor.one ? r
 // + that error, so within 2^-97 |z.hi| + 2^-122 ("encode").
 [[gnu::always_inline]] inline double sin_cos_error(const dd& z) { return 0x1p-97 * std::fabs(z.hi) + 0x1p-122; }
 
-[[gnu::noinline]] void round_rows(std::int64_t n, const double* __restrict s_hi, const double* __restrict s_lo,
-                                               const double* __restrict c_hi, const double* __restrict c_lo, double* __restrict sin_out,
-                                               double* __restrict cos_out, double* __restrict certain) {
+// round_sin_cos_rows' loop: no branches and no aliasing (restrict), so the compiler vectorises it.
+[[gnu::noinline]] void round_rows(std::int64_t n, const double* __restrict s_hi, const double* __restrict s_lo, const double* __restrict c_hi,
+                                  const double* __restrict c_lo, double* __restrict sin_out, double* __restrict cos_out,
+                                  double* __restrict certain) {
   for (std::int64_t k = 0; k < n; ++k) {
     const dd s{s_hi[k], s_lo[k]}, c{c_hi[k], c_lo[k]};
     sin_out[k] = s.hi, cos_out[k] = c.hi;

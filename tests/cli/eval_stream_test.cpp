@@ -168,12 +168,22 @@ TEST(eval_stream, progress_line_on_a_terminal_only) {
   const auto captured = run(std::string(long_job) + " > /dev/null");
   EXPECT_EQ(captured.exit_code, 0);
   EXPECT_EQ(captured.err, "");
-  FILE* pipe = popen(("script -qec \"" + std::string(PECHECK_BINARY) + " " + long_job + " | (sleep 2; cat > /dev/null)\" /dev/null").c_str(), "r");
+  // pecheck's own exit status goes to a file: the pipeline's is the reader's.
+  const std::string status_file = ::testing::TempDir() + "pecheck_progress_status_" + std::to_string(getpid()) + ".txt";
+  FILE* pipe = popen(("script -qec \"{ " + std::string(PECHECK_BINARY) + " " + long_job + "; echo \\$? > " + status_file +
+                      "; } | (sleep 2; cat > /dev/null)\" /dev/null")
+                         .c_str(),
+                     "r");
   std::string terminal;
   char buf[4096];
   size_t n;
   while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) terminal.append(buf, n);
   EXPECT_EQ(pclose(pipe), 0);
+  std::ifstream status_in(status_file);
+  std::string status;
+  std::getline(status_in, status);
+  std::remove(status_file.c_str());
+  EXPECT_EQ(status, "0") << "pecheck's exit status on the terminal";
   EXPECT_NE(terminal.find("\reval: "), std::string::npos) << terminal;
   EXPECT_NE(terminal.find("/3000000 positions)"), std::string::npos) << terminal;
   EXPECT_EQ(terminal.substr(terminal.size() - 4), "\r\033[K") << terminal;
