@@ -74,15 +74,14 @@ struct rounded_sin_cos_job {
 // The kernels of one flavour (proofs/precision.fast_rotate.md):
 // - sin_cos_of_reduced: sin and cos of r = hi + lo, |r| <= pi/4 + 2^-20, within 2^-97.5 relative;
 // - sin_cos_rows: the same over rows of angles (vectorised);
-// - rotate_pair: y_a = A (c x_a - s x_b), y_b = A (s x_a + c x_b), each correctly rounded, or
-//   certain == false (cancellation, a zero, inputs outside 2^-900 .. 2^900, near-ties);
-// - rotate_token: rotate_pair over one token's heads and pairs; returns how many it declined;
+// - rotate_token: over one token's heads and pairs, y_a = A (c x_a - s x_b), y_b = A (s x_a + c x_b),
+//   each correctly rounded, or the pair declined (cancellation, a zero, inputs outside
+//   2^-900 .. 2^900, near-ties); returns how many it declined;
 // - round_sin_cos_rows: sin and cos rounded to binary64 where certain (vectorised; encode's rows).
 struct fast_kernels {
   const char* name;
   sin_cos_pair (*sin_cos_of_reduced)(double hi, double lo, const sin_cos_table& table);
   void (*sin_cos_rows)(const sin_cos_rows_job& job, const sin_cos_table& table);
-  rotated_pair (*rotate_pair)(const sin_cos_pair& terms, const rotation_factor& factor, double xa, double xb);
   std::int64_t (*rotate_token)(const token_rotation& job);
   void (*round_sin_cos_rows)(const rounded_sin_cos_job& job);
 };

@@ -100,7 +100,6 @@ struct rotation_terms {
   dd c, s;
   split_double c_head, s_head;
 };
-[[gnu::always_inline]] inline rotation_terms terms_of(const sin_cos_pair& sc) { return {sc.c, sc.s, split(sc.c.hi), split(sc.s.hi)}; }
 
 // u x - v z as a double-double, u and v double-doubles with split heads: the heads' products
 // exactly, their difference exactly (two_sum), and every tail (the products' low parts, u.lo x,
@@ -135,10 +134,6 @@ template <bool Scaled>
   const bool certain = in_range & certainly_rounds(ya, shared + 0x1p-100 * std::fabs(ya.hi)) &
                        certainly_rounds(yb, shared + 0x1p-100 * std::fabs(yb.hi));
   return {ya.hi, yb.hi, certain};
-}
-
-rotated_pair rotate_pair(const sin_cos_pair& terms, const rotation_factor& factor, double xa, double xb) {
-  return factor.one ? rotate_terms<false>(terms_of(terms), factor, xa, xb) : rotate_terms<true>(terms_of(terms), factor, xa, xb);
 }
 
 // Every pair of one head from rows into rows: no branches, gathers or scattered stores, and no
@@ -200,7 +195,7 @@ void round_sin_cos_rows(const rounded_sin_cos_job& job) {
 }
 
 constexpr fast_kernels kernels_of_this_flavour(const char* name) {
-  return {name, &sin_cos_of_reduced, &sin_cos_rows, &rotate_pair, &rotate_token, &round_sin_cos_rows};
+  return {name, &sin_cos_of_reduced, &sin_cos_rows, &rotate_token, &round_sin_cos_rows};
 }
 
 }  // namespace
