@@ -27,7 +27,7 @@ struct angle_tables {
       t.inv_freq.push_back(static_cast<float>(freq.template omega<double>(k)));
       // Exact to 2^-320 below its integer part, so the fraction is exact to 2^-300 turns.
       const pe::turn_fraction f = pe::fraction_of_turn(pe::omega_with_fraction_bits(freq, k, 320));
-      t.turns.push_back(f[0]), t.turns.push_back(f[1]);
+      t.turns.push_back(f.word[0]), t.turns.push_back(f.word[1]);
     }
     return t;
   }

@@ -35,14 +35,34 @@ struct rotated_pair {
   bool certain;
 };
 
-// sin and cos of n reduced angles r_k = hi[k] + lo[k] (|r_k| <= pi/4 + 2^-20) into rows of
-// double-double heads and tails. scratch has room for 5 n.
-struct sin_cos_rows_job {
+// frac(omega / 2pi) as a 192-bit fixed-point fraction, most significant word first
+// (fraction_of_turn, phase.hpp). A plain array, so that the kernels read it without instantiating
+// any template (fast_kernels_fma.cpp says why).
+struct turn_fraction {
+  std::uint64_t word[3];
+};
+
+// The exact reduction of n angles p[k] omega_k (f[k] omega_k's turn fraction, |p[k]| < 2^63):
+// 2pi (frac(p[k] f[k]) - q/4) = hi[k] + lo[k] with |hi[k]| <= pi/4 (+ 2^-100), and quarter[k] =
+// q mod 4 plus 4 where p[k] < 0 (sin then changes sign) (proofs/precision.phase_reduction.md).
+struct turn_reduction_job {
   std::int64_t n;
-  const double* hi;
-  const double* lo;
+  const std::int64_t* p;
+  const turn_fraction* f;
+  double *hi, *lo;
+  std::int64_t* quarter;
+};
+
+// sin and cos of p[k] omega_k into rows of double-double heads and tails: the reduction above,
+// then the table and series, then the quarter turns and the sign undone exactly. scratch has room
+// for 7 n, quarter for n.
+struct turn_sin_cos_job {
+  std::int64_t n;
+  const std::int64_t* p;
+  const turn_fraction* f;
   double *s_hi, *s_lo, *c_hi, *c_lo;
   double* scratch;
+  std::int64_t* quarter;
 };
 
 // One token's rotation over every head: x and y are [heads, dim] (row-major), pair k rotates
@@ -62,7 +82,7 @@ struct token_rotation {
   double* scratch;
 };
 
-// RN(sin) and RN(cos) of n angles from sin_cos_rows' double-doubles: sin_out[k] and cos_out[k], and
+// RN(sin) and RN(cos) of n angles from sin_cos_turn_rows' double-doubles: sin_out[k] and cos_out[k], and
 // certain[k] = 1.0 where both are provably the exact values rounded once, else 0.0 (the values are
 // then unspecified and the caller computes them in MPFR).
 struct rounded_sin_cos_job {
@@ -72,16 +92,17 @@ struct rounded_sin_cos_job {
 };
 
 // The kernels of one flavour (proofs/precision.fast_rotate.md):
-// - sin_cos_of_reduced: sin and cos of r = hi + lo, |r| <= pi/4 + 2^-20, within 2^-97.5 relative;
-// - sin_cos_rows: the same over rows of angles (vectorised);
+// - reduce_turn_rows: the exact reduction of rows of angles (vectorised);
+// - sin_cos_turn_rows: sin and cos of rows of angles p omega, within 2^-97.5 relative plus 2^-123
+//   absolute (vectorised but for the table reads);
 // - rotate_token: over one token's heads and pairs, y_a = A (c x_a - s x_b), y_b = A (s x_a + c x_b),
 //   each correctly rounded, or the pair declined (cancellation, a zero, inputs outside
 //   2^-900 .. 2^900, near-ties); returns how many it declined;
 // - round_sin_cos_rows: sin and cos rounded to binary64 where certain (vectorised; encode's rows).
 struct fast_kernels {
   const char* name;
-  sin_cos_pair (*sin_cos_of_reduced)(double hi, double lo, const sin_cos_table& table);
-  void (*sin_cos_rows)(const sin_cos_rows_job& job, const sin_cos_table& table);
+  void (*reduce_turn_rows)(const turn_reduction_job& job);
+  void (*sin_cos_turn_rows)(const turn_sin_cos_job& job, const sin_cos_table& table);
   std::int64_t (*rotate_token)(const token_rotation& job);
   void (*round_sin_cos_rows)(const rounded_sin_cos_job& job);
 };

@@ -45,10 +45,6 @@ struct table_point {
   return {add(mul(pt.sin_a, cos_t), mul(pt.cos_a, sin_t)), add(mul(pt.cos_a, cos_t), -mul(pt.sin_a, sin_t))};
 }
 
-sin_cos_pair sin_cos_of_reduced(double hi, double lo, const sin_cos_table& tab) {
-  return sin_cos_near(hi, lo, nearest_table_point(hi, tab), tab.minus_sixth, tab.one_24th);
-}
-
 // sin_cos_near over rows (the table points already looked up): no branches, no table reads and
 // no aliasing (restrict), so the compiler vectorises it.
 [[gnu::noinline]] void sin_cos_near_rows(std::int64_t n, const double* __restrict hi, const double* __restrict lo,
@@ -62,15 +58,132 @@ sin_cos_pair sin_cos_of_reduced(double hi, double lo, const sin_cos_table& tab) 
   }
 }
 
-void sin_cos_rows(const sin_cos_rows_job& job, const sin_cos_table& tab) {
-  const std::int64_t n = job.n;
-  double *a = job.scratch, *sa_hi = a + n, *sa_lo = a + 2 * n, *ca_hi = a + 3 * n, *ca_lo = a + 4 * n;
+// The high and low words of the 128-bit product a b from the four products of 32-bit halves: the
+// loops over pairs vectorise these (a vector unit multiplies 32-bit halves into 64 bits), not a
+// 64 x 64 -> 128-bit product.
+struct wide_product {
+  std::uint64_t high, low;
+};
+[[gnu::always_inline]] inline wide_product multiply_wide(std::uint64_t a, std::uint64_t b) {
+  constexpr std::uint64_t half = 0xffffffffu;
+  const std::uint64_t ll = (a & half) * (b & half), lh = (a & half) * (b >> 32), hl = (a >> 32) * (b & half), hh = (a >> 32) * (b >> 32);
+  const std::uint64_t middle = (ll >> 32) + (lh & half) + (hl & half);  // below 3 * 2^32: no overflow
+  return {hh + (lh >> 32) + (hl >> 32) + (middle >> 32), (middle << 32) | (ll & half)};
+}
+
+// x as a double, exactly: for 0 <= x < 2^52 (unsigned_exactly) and |x| < 2^51 (signed_exactly),
+// by the bits of 2^52 + x (or 1.5 * 2^52 + x) minus that constant. The baseline and AVX2 have no
+// vector conversion of 64-bit integers; this one vectorises everywhere.
+[[gnu::always_inline]] inline double unsigned_exactly(std::uint64_t x) {
+  const std::uint64_t bits = x | 0x4330000000000000u;  // 2^52 + x
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d - 0x1p52;
+}
+[[gnu::always_inline]] inline double signed_exactly(std::int64_t x) {
+  const std::uint64_t bits = static_cast<std::uint64_t>(x) + 0x4338000000000000u;  // 1.5 * 2^52 + x
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d - 0x1.8p52;
+}
+
+// One angle's exact reduction (proofs/precision.phase_reduction.md, "Method"): 2pi times the turns
+// hi + lo, |hi| <= pi/4 (+ 2^-100), and the quarter turns (bits 0-1) and the sign (bit 2) to undo.
+// Integer and binary64 operations only, no branches, so that reduce_rows vectorises.
+struct turn_angle {
+  double hi, lo;
+  std::int64_t quarter;
+};
+[[gnu::always_inline]] inline turn_angle reduce_turns(std::int64_t p, const turn_fraction& f) {
+  // |p| as unsigned (also for INT64_MIN); sin(-x) = -sin(x) and cos(-x) = cos(x) give the sign
+  // at the end, so the two signs are exactly symmetric.
+  const std::uint64_t a = p < 0 ? 0 - static_cast<std::uint64_t>(p) : static_cast<std::uint64_t>(p);
+  // frac(a F 2^-192) to 128 bits (w0, w1), F = f.word[0] 2^128 + f.word[1] 2^64 + f.word[2]: the
+  // integer part drops out and so does the low word of a f.word[2], whose carry is in its high word.
+  const std::uint64_t h2 = multiply_wide(a, f.word[2]).high;
+  const wide_product t1 = multiply_wide(a, f.word[1]);
+  const std::uint64_t w1 = t1.low + h2;
+  const std::uint64_t w0 = a * f.word[0] + t1.high + static_cast<std::uint64_t>(w1 < h2);
+  // (w0, w1) read as a signed number is the fraction centred in [-1/2, 1/2). Quarter turns,
+  // exact on the integer: q = round(4 t) from the top three bits, X' = X - q 2^126 changes the top
+  // word only, and |X'| <= 2^125 (t - q/4 in [-1/8, 1/8]).
+  const std::int64_t q = (static_cast<std::int64_t>(w0) >> 62) + static_cast<std::int64_t>((w0 >> 61) & 1);  // -2 .. 2
+  const std::uint64_t top = w0 - (static_cast<std::uint64_t>(q) << 62);
+  // X' 2^-128 = v2 + v1 + v0 in three chunks that convert exactly: the signed top 42 bits, then
+  // 43 and 43 unsigned (each scaled by a power of two, exactly).
+  const double v2 = signed_exactly(static_cast<std::int64_t>(top) >> 22) * 0x1p-42;
+  const double v1 = unsigned_exactly(((top & 0x3fffffu) << 21) | (w1 >> 43)) * 0x1p-85;
+  const double v0 = unsigned_exactly(w1 & 0x7ffffffffffu) * 0x1p-128;
+  // Their sum as a double-double: three exact two_sums and one rounding (of the two tails' sum),
+  // within (1 + 2^-50) 2^-106 |hi| of X' 2^-128, with |lo| <= ulp(hi) / 2.
+  const dd s = two_sum(v2, v1), t = two_sum(s.lo, v0), h = two_sum(s.hi, t.hi);
+  const dd turns = fast_two_sum(h.hi, h.lo + t.lo);
+  // To radians: 2pi as a double-double (6.283185307179586 + 2.4492935982947064e-16), the head's
+  // product exactly and the tails' in binary64.
+  constexpr double two_pi_hi = 6.283185307179586232, two_pi_lo = 2.4492935982947064e-16;
+  const dd head = two_prod(turns.hi, two_pi_hi);
+  const dd r = fast_two_sum(head.hi, head.lo + (turns.hi * two_pi_lo + turns.lo * two_pi_hi));
+  return {r.hi, r.lo, (q & 3) | (static_cast<std::int64_t>(p < 0) << 2)};
+}
+
+// reduce_turns over rows: no branches and no aliasing (restrict), so the compiler vectorises it
+// for AVX2 and AVX-512 (at the baseline ISA, two lanes without a 64-bit multiply, GCC keeps it
+// scalar).
+[[gnu::noinline]] void reduce_rows(std::int64_t n, const std::int64_t* __restrict p, const turn_fraction* __restrict f, double* __restrict hi,
+                                   double* __restrict lo, std::int64_t* __restrict quarter) {
   for (std::int64_t k = 0; k < n; ++k) {
-    const table_point pt = nearest_table_point(job.hi[k], tab);
+    const turn_angle r = reduce_turns(p[k], f[k]);
+    hi[k] = r.hi, lo[k] = r.lo, quarter[k] = r.quarter;
+  }
+}
+
+void reduce_turn_rows(const turn_reduction_job& job) { reduce_rows(job.n, job.p, job.f, job.hi, job.lo, job.quarter); }
+
+// x with its sign bit flipped where `flip` has it set: an exact product by +-1 on the bits.
+[[gnu::always_inline]] inline double flip_sign(double x, std::uint64_t flip) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  bits ^= flip;
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
+}
+// a where mask is all zeros, b where it is all ones.
+[[gnu::always_inline]] inline double select_bits(double a, double b, std::uint64_t mask) {
+  std::uint64_t a_bits, b_bits;
+  std::memcpy(&a_bits, &a, sizeof a_bits);
+  std::memcpy(&b_bits, &b, sizeof b_bits);
+  const std::uint64_t bits = (a_bits & ~mask) | (b_bits & mask);
+  double out;
+  std::memcpy(&out, &bits, sizeof out);
+  return out;
+}
+
+// sin and cos of r + q pi/2, sin negated for a negative position, from those of r, in place: a swap
+// on odd q and exact sign changes on heads and tails alike (sin: - for q = 2, 3; cos: - for
+// q = 1, 2). Bit operations only, no branches (a random quarter mispredicts most of the time), so
+// the compiler vectorises it.
+[[gnu::noinline]] void undo_quarter_rows(std::int64_t n, const std::int64_t* __restrict quarter, double* __restrict s_hi,
+                                         double* __restrict s_lo, double* __restrict c_hi, double* __restrict c_lo) {
+  for (std::int64_t k = 0; k < n; ++k) {
+    const auto q = static_cast<std::uint64_t>(quarter[k]);
+    const std::uint64_t swap = 0 - (q & 1);  // all ones on odd quarters
+    const std::uint64_t sin_flip = (((q >> 1) ^ (q >> 2)) & 1) << 63, cos_flip = ((q ^ (q >> 1)) & 1) << 63;
+    const double sh = s_hi[k], sl = s_lo[k], ch = c_hi[k], cl = c_lo[k];
+    s_hi[k] = flip_sign(select_bits(sh, ch, swap), sin_flip), s_lo[k] = flip_sign(select_bits(sl, cl, swap), sin_flip);
+    c_hi[k] = flip_sign(select_bits(ch, sh, swap), cos_flip), c_lo[k] = flip_sign(select_bits(cl, sl, swap), cos_flip);
+  }
+}
+
+void sin_cos_turn_rows(const turn_sin_cos_job& job, const sin_cos_table& tab) {
+  const std::int64_t n = job.n;
+  double *hi = job.scratch, *lo = hi + n, *a = hi + 2 * n, *sa_hi = hi + 3 * n, *sa_lo = hi + 4 * n, *ca_hi = hi + 5 * n, *ca_lo = hi + 6 * n;
+  reduce_rows(n, job.p, job.f, hi, lo, job.quarter);
+  for (std::int64_t k = 0; k < n; ++k) {
+    const table_point pt = nearest_table_point(hi[k], tab);
     a[k] = pt.a, sa_hi[k] = pt.sin_a.hi, sa_lo[k] = pt.sin_a.lo, ca_hi[k] = pt.cos_a.hi, ca_lo[k] = pt.cos_a.lo;
   }
-  sin_cos_near_rows(n, job.hi, job.lo, a, sa_hi, sa_lo, ca_hi, ca_lo, tab.minus_sixth, tab.one_24th, job.s_hi, job.s_lo, job.c_hi,
-                    job.c_lo);
+  sin_cos_near_rows(n, hi, lo, a, sa_hi, sa_lo, ca_hi, ca_lo, tab.minus_sixth, tab.one_24th, job.s_hi, job.s_lo, job.c_hi, job.c_lo);
+  undo_quarter_rows(n, job.quarter, job.s_hi, job.s_lo, job.c_hi, job.c_lo);
 }
 
 // Whether RN(exact) = z.hi for every exact value within `error` of z = hi + lo: |lo| + error
@@ -195,7 +308,7 @@ void round_sin_cos_rows(const rounded_sin_cos_job& job) {
 }
 
 constexpr fast_kernels kernels_of_this_flavour(const char* name) {
-  return {name, &sin_cos_of_reduced, &sin_cos_rows, &rotate_token, &round_sin_cos_rows};
+  return {name, &reduce_turn_rows, &sin_cos_turn_rows, &rotate_token, &round_sin_cos_rows};
 }
 
 }  // namespace

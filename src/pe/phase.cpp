@@ -26,7 +26,7 @@ turn_fraction fraction_of_turn(const mp_real& omega) {
     mpz_tdiv_r_2exp(w, w, 64);
     std::uint64_t word = 0;
     mpz_export(&word, nullptr, -1, sizeof word, 0, 0, w);
-    words[k] = word;
+    words.word[k] = word;
     mpz_clear(w);
   }
   mpz_clear(z);

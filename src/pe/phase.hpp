@@ -1,7 +1,6 @@
 // sin and cos of p * omega_i for any int64 position p, accurate at every position (no naive angle).
 #pragma once
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -10,7 +9,7 @@
 #include <vector>
 
 #include "pe/frequency_cache.hpp"
-#include "pe/turn_reduction.hpp"
+#include "pe/fast_kernels.hpp"
 #include "pe/mp.hpp"
 
 namespace pe {
@@ -22,7 +21,7 @@ namespace pe {
 // phase_table<C> for C = compute type:
 // - double: omega_i / 2pi is stored as a 192-bit fixed-point fraction (evaluated with MPFR at
 //   320 bits). p * omega_i / 2pi mod 1 is then exact integer arithmetic, reduced exactly by
-//   quarter turns to |r| <= pi/4, r a double-double (turn_reduction.hpp), and sin and cos of it
+//   quarter turns to |r| <= pi/4, r a double-double (the fast kernels), and sin and cos of it
 //   are the fast kernels' double-doubles, rounded where provably correct, else MPFR's: for every
 //   |p| < 2^63 correctly rounded (proofs/precision.phase_reduction.md).
 // - mp_real: omega_i is evaluated at output bits + 192 guard bits, the angle formed and
@@ -48,7 +47,7 @@ class phase_table {
   std::vector<C> omega_;
 };
 
-// frac(omega / 2pi) on 192 bits (turn_fraction, turn_reduction.hpp), from omega evaluated with
+// frac(omega / 2pi) on 192 bits (turn_fraction, fast_kernels.hpp), from omega evaluated with
 // enough fraction bits (omega_with_fraction_bits).
 turn_fraction fraction_of_turn(const mp_real& omega);
 

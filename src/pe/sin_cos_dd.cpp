@@ -1,9 +1,7 @@
-// The fast path's MPFR-built parts: its sin/cos table, rounding to double-double, and the reduction around the kernels (proofs/precision.fast_rotate.md).
+// The fast path's MPFR-built parts: its sin/cos table and rounding to double-double; and sin and cos of p omega through the kernels (proofs/precision.fast_rotate.md).
 #include "pe/sin_cos_dd.hpp"
 
 #include <mpfr.h>
-
-#include <tuple>
 
 #include "pe/fast_kernels.hpp"
 
@@ -34,10 +32,9 @@ dd to_dd(const mp_real& x) {
 }
 
 sin_cos_pair sin_cos_turns_dd(std::int64_t p, const turn_fraction& f, const fast_kernels& kernels) {
-  const reduced_angle r = reduce_turns(p, f);
-  const sin_cos_pair reduced = kernels.sin_cos_of_reduced(r.hi, r.lo, sin_cos_dd_table());
-  const auto [s_hi, c_hi] = undo_quarter_turns(reduced.s.hi, reduced.c.hi, r);
-  const auto [s_lo, c_lo] = undo_quarter_turns(reduced.s.lo, reduced.c.lo, r);
+  double s_hi = 0, s_lo = 0, c_hi = 0, c_lo = 0, scratch[7];
+  std::int64_t quarter = 0;
+  kernels.sin_cos_turn_rows({1, &p, &f, &s_hi, &s_lo, &c_hi, &c_lo, scratch, &quarter}, sin_cos_dd_table());
   return {{s_hi, s_lo}, {c_hi, c_lo}};
 }
 
@@ -54,19 +51,11 @@ std::pair<double, double> phase_table<double>::sin_cos(std::int64_t p, int i) co
 
 void sin_cos_rows::compute(std::span<const std::int64_t> p, std::span<const turn_fraction> f, const fast_kernels& kernels) {
   const std::size_t n = p.size();
-  for (auto* row : {&s_hi, &s_lo, &c_hi, &c_lo, &hi_, &lo_}) row->resize(n);
-  angles_.resize(n);
-  scratch_.resize(5 * n);
-  for (std::size_t k = 0; k < n; ++k) {
-    angles_[k] = reduce_turns(p[k], f[k]);
-    hi_[k] = angles_[k].hi, lo_[k] = angles_[k].lo;
-  }
-  kernels.sin_cos_rows({static_cast<std::int64_t>(n), hi_.data(), lo_.data(), s_hi.data(), s_lo.data(), c_hi.data(), c_lo.data(), scratch_.data()},
-                       sin_cos_dd_table());
-  for (std::size_t k = 0; k < n; ++k) {
-    std::tie(s_hi[k], c_hi[k]) = undo_quarter_turns(s_hi[k], c_hi[k], angles_[k]);
-    std::tie(s_lo[k], c_lo[k]) = undo_quarter_turns(s_lo[k], c_lo[k], angles_[k]);
-  }
+  for (auto* row : {&s_hi, &s_lo, &c_hi, &c_lo}) row->resize(n);
+  scratch_.resize(7 * n);
+  quarter_.resize(n);
+  kernels.sin_cos_turn_rows({static_cast<std::int64_t>(n), p.data(), f.data(), s_hi.data(), s_lo.data(), c_hi.data(), c_lo.data(), scratch_.data(), quarter_.data()},
+                            sin_cos_dd_table());
 }
 
 }  // namespace pe

@@ -38,6 +38,73 @@ std::vector<const pe::fast_kernels*> flavours() {
   return out;
 }
 
+// reduce_turn_rows against MPFR at 512 bits, in every flavour: with q the kernel's quarter turns
+// (congruent mod 4 to a q' in -2 .. 2 with |t - q'/4| <= 1/8, t the fraction p F 2^-192 centred
+// in [-1/2, 1/2)), |hi + lo - 2pi (t - q'/4)| <= 2^-124 + 2^-103 |2pi (t - q'/4)| (the bound of
+// proofs/precision.phase_reduction.md, "Error bound"), |hi| <= pi/4 + 2^-100, lo a tail of hi,
+// and the sign bit set exactly for p < 0. Returns how many angles broke any of these.
+int reduction_failures(const std::vector<std::int64_t>& p, const std::vector<pe::turn_fraction>& f) {
+  pe::mp_working_bits scope(512);
+  const auto n = static_cast<std::int64_t>(p.size());
+  int failures = 0;
+  for (const auto* kernels : flavours()) {
+    std::vector<double> hi(p.size()), lo(p.size());
+    std::vector<std::int64_t> quarter(p.size());
+    kernels->reduce_turn_rows({n, p.data(), f.data(), hi.data(), lo.data(), quarter.data()});
+    for (std::size_t k = 0; k < p.size(); ++k) {
+      const mp_real word = pow(mp_real(2), -64);
+      const mp_real fraction = (mp_real(f[k].word[0]) + (mp_real(f[k].word[1]) + mp_real(f[k].word[2]) * word) * word) * word;
+      const std::uint64_t a = p[k] < 0 ? 0 - static_cast<std::uint64_t>(p[k]) : static_cast<std::uint64_t>(p[k]);
+      mp_real t = mp_real(a) * fraction;
+      t -= floor(t);
+      if (t >= 0.5) t -= 1;
+      const std::int64_t q = quarter[k] & 3;
+      mp_real best = 1;  // the congruent q' nearest 4t: the reduced turns t - q'/4
+      for (std::int64_t candidate = -2; candidate <= 2; ++candidate)
+        if ((candidate & 3) == q && abs(t - mp_real(candidate) / 4) < abs(best)) best = t - mp_real(candidate) / 4;
+      const mp_real exact = pe::two_pi() * best;
+      const double error = abs(mp_real(hi[k]) + mp_real(lo[k]) - exact).convert_to<double>();
+      const bool ok = abs(best) <= mp_real(1) / 8 && std::fabs(hi[k]) <= M_PI / 4 + 0x1p-100 &&
+                      error <= 0x1p-124 + 0x1p-103 * abs(exact).convert_to<double>() && std::fabs(lo[k]) <= 0x1p-53 * std::fabs(hi[k]) &&
+                      (quarter[k] >> 2) == (p[k] < 0 ? 1 : 0) && quarter[k] >= 0 && quarter[k] < 8;
+      if (!ok && failures++ < 5)
+        ADD_FAILURE() << kernels->name << ": p " << p[k] << ", words " << f[k].word[0] << " " << f[k].word[1] << " " << f[k].word[2] << ": hi "
+                      << hi[k] << ", lo " << lo[k] << ", quarter " << quarter[k] << ", error " << error;
+    }
+  }
+  return failures;
+}
+
+// Every magnitude of the reduced turns X' (p = +-1 and F = X 2^64, so X = q 2^126 + X' exactly),
+// with the chunk edges the conversion splits X' at (2^43, 2^86, and sums that cross 2^96, below
+// which it is exact), negative X' whose chunks cancel, the eighth-turn ties, and random p and F.
+TEST(reduce_turn_rows, is_within_its_bound_of_mpfr) {
+  using u128 = unsigned __int128;
+  std::vector<std::int64_t> p;
+  std::vector<pe::turn_fraction> f;
+  const auto add_turns = [&](std::int64_t q, __int128 rest, bool negative) {
+    const auto x = static_cast<u128>(static_cast<__int128>(q) * (static_cast<__int128>(1) << 126) + rest);
+    p.push_back(negative ? -1 : 1);
+    f.push_back({{static_cast<std::uint64_t>(x >> 64), static_cast<std::uint64_t>(x), 0}});
+  };
+  std::mt19937_64 rng(20261202);
+  for (int width = 0; width <= 125; ++width) {
+    const __int128 power = static_cast<__int128>(1) << width;
+    for (const __int128 rest : {power, power - 1, power + 1, -power, 1 - power, -power - 1})
+      if (rest >= -(static_cast<__int128>(1) << 125) && rest <= static_cast<__int128>(1) << 125) add_turns(static_cast<std::int64_t>(rng() % 4) - 2, rest, rng() & 1);
+  }
+  for (int i = 0; i < 4000; ++i) {
+    const int width = 1 + static_cast<int>(rng() % 125);
+    const auto rest = static_cast<__int128>(((static_cast<u128>(rng()) << 64) | rng()) >> (128 - width));
+    add_turns(static_cast<std::int64_t>(rng() % 4) - 2, rng() & 1 ? rest : -rest, rng() & 1);
+  }
+  for (int i = 0; i < 4000; ++i) {
+    p.push_back(i == 0 ? std::numeric_limits<std::int64_t>::min() : static_cast<std::int64_t>(rng()) >> (rng() % 64));
+    f.push_back({{rng(), rng(), rng()}});
+  }
+  EXPECT_EQ(reduction_failures(p, f), 0) << p.size() << " angles";
+}
+
 // |approx - exact| / (2^-97.5 |exact| + 2^-123): at most 1 where the bound of
 // proofs/precision.fast_rotate.md ("sin and cos") holds.
 double bound_fraction(const pe::dd& approx, const mp_real& exact) {
