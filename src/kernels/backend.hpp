@@ -2,6 +2,7 @@
 #pragma once
 #include <string>
 
+#include "kernels/attend_kernel.hpp"
 #include "kernels/bias_kernel.hpp"
 #include "kernels/encode_kernel.hpp"
 #include "kernels/rotate_kernel.hpp"
@@ -17,5 +18,6 @@ std::string run_rotate(const rotate_args& args);
 std::string run_encode(const encode_args& args);
 std::string run_bias(const alibi_args& args);
 std::string run_bias(const t5_args& args);
+std::string run_attend(const attend_args& args);
 
 }  // namespace pe::kernels

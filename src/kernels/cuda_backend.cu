@@ -6,18 +6,11 @@
 #include <vector>
 
 #include "kernels/backend.hpp"
-#include "kernels/host_grid.hpp"
+#include "kernels/cuda_grid.cuh"
 
 namespace pe::kernels {
 
 namespace {
-
-// Every kernel: one thread per work item, the body chosen by the args' type (run_item's overloads).
-template <class Args>
-__global__ void grid_global(Args args, std::int64_t items) {
-  const std::int64_t item = item_of(blockIdx.x, threadIdx.x);
-  if (item < items) run_item(args, item);
-}
 
 std::string failed(const char* what, cudaError_t e) { return std::string("CUDA ") + what + ": " + cudaGetErrorString(e); }
 
@@ -52,8 +45,7 @@ template <class Args>
 std::string launch(const device_arrays& d, const Args& dev, void* host_out, const void* device_out, std::size_t bytes) {
   if (!d.error.empty()) return d.error;
   if (const std::int64_t items = work_items(dev); items > 0) {
-    grid_global<<<static_cast<unsigned>(blocks_for(items)), block_threads>>>(dev, items);
-    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return failed("launch", e);
+    if (const cudaError_t e = launch_grid(dev, items); e != cudaSuccess) return failed("launch", e);
     // A fault inside the kernel shows here, named as such, rather than in the copy out.
     if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) return failed("kernel", e);
   }
@@ -107,6 +99,18 @@ std::string run_bias(const t5_args& host) {
   dev.table = d.put_io(host.table, host.io, host.table_rows * host.heads);
   dev.starts = d.put(host.starts, sized(steps)), dev.buckets = d.put(host.buckets, sized(steps));
   return launch(d, dev, host.bias, dev.bias, sized(elements) * io_bytes(host.io));
+}
+
+std::string run_attend(const attend_args& host) {
+  const std::int64_t pairs = host.rotary_dim / 2, out_elements = host.queries * host.heads * host.value_dim;
+  device_arrays d;
+  attend_args dev = host;
+  dev.q = d.put_io(host.q, host.io, host.queries * host.heads * host.dim), dev.k = d.put_io(host.k, host.io, host.keys * host.heads * host.dim);
+  dev.v = d.put_io(host.v, host.io, host.keys * host.heads * host.value_dim), dev.out = d.put_io(nullptr, host.io, out_elements);
+  dev.qpos = d.put(host.qpos, sized(host.queries)), dev.kpos = d.put(host.kpos, sized(host.keys));
+  dev.q_inv_freq = d.put(host.q_inv_freq, sized(pairs)), dev.k_inv_freq = d.put(host.k_inv_freq, sized(pairs));
+  dev.q_turns = d.put(host.q_turns, sized(2 * pairs)), dev.k_turns = d.put(host.k_turns, sized(2 * pairs));
+  return launch(d, dev, host.out, dev.out, sized(out_elements) * io_bytes(host.io));
 }
 
 }  // namespace pe::kernels

@@ -42,4 +42,15 @@ PE_HD inline void sin_cos(double angle, double* s, double* c) {
 #endif
 }
 
+// e^x in binary32 for attend's softmax: CUDA's expf (within 2 ulps) on the GPU, the C library's on
+// the host. The gate's attend bound allows the working precision's rounding and C u_w for the
+// online rescaling (proofs/gate_tolerance.md, "attend").
+PE_HD inline float exp_f(float x) {
+#if defined(__CUDA_ARCH__)
+  return ::expf(x);
+#else
+  return std::exp(x);
+#endif
+}
+
 }  // namespace pe::kernels

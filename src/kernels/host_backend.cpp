@@ -10,5 +10,6 @@ std::string run_rotate(const rotate_args& args) { run_on_host(args); return {}; 
 std::string run_encode(const encode_args& args) { run_on_host(args); return {}; }
 std::string run_bias(const alibi_args& args) { run_on_host(args); return {}; }
 std::string run_bias(const t5_args& args) { run_on_host(args); return {}; }
+std::string run_attend(const attend_args& args) { run_on_host(args); return {}; }
 
 }  // namespace pe::kernels

@@ -1,4 +1,4 @@
-// pecheck's own kernels as a gate plugin (pecheck/impl.h): rotate (rope), encode (sinusoidal) and bias (ALiBi, T5), on the host emulation or the GPU (backend.hpp).
+// pecheck's own kernels as a gate plugin (pecheck/impl.h): rotate and attend (rope), encode (sinusoidal) and bias (ALiBi, T5), on the host emulation or the GPU (backend.hpp).
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -30,6 +30,7 @@ std::int32_t pe_impl_run(const char* op, const char* spec, const pe_tensor* inpu
     if (std::strcmp(op, "rotate") == 0) serve = k::serve_rotate;
     else if (std::strcmp(op, "encode") == 0) serve = k::serve_encode;
     else if (std::strcmp(op, "bias") == 0) serve = k::serve_bias;
+    else if (std::strcmp(op, "attend") == 0) serve = k::serve_attend;
     else return PE_UNSUPPORTED;
     serve(pe::parse_spec(spec), c);
     return PE_OK;

@@ -9,6 +9,27 @@
 
 namespace pe::kernels {
 
+// One pair (x_a, x_b) turned by p omega (inv_freq its binary32 frequency, turn its two-word turn
+// fraction) and scaled by the attention factor: y_a = A (c x_a - s x_b), y_b = A (s x_a + c x_b),
+// in binary32 in the fast mode, in binary64 rounded once to binary32 in the accurate one. rotate
+// and attend (attend_kernel.hpp) turn their pairs by it.
+PE_HD inline void rotate_values(angle_mode mode, std::int64_t p, float inv_freq, const std::uint64_t* turn, double factor, float xa, float xb,
+                                float* ya, float* yb) {
+  if (mode == angle_mode::fast) {
+    float s, c;
+    fast_angle_sin_cos(p, inv_freq, &s, &c);
+    const auto f = static_cast<float>(factor);
+    *ya = f * (xa * c - xb * s);
+    *yb = f * (xa * s + xb * c);
+  } else {
+    double s, c;
+    accurate_sin_cos(p, turn, &s, &c);
+    // Products of binary32 inputs by binary64 sin and cos, in binary64: one rounding to float.
+    *ya = static_cast<float>(factor * (static_cast<double>(xa) * c - static_cast<double>(xb) * s));
+    *yb = static_cast<float>(factor * (static_cast<double>(xa) * s + static_cast<double>(xb) * c));
+  }
+}
+
 // Everything one launch reads; pointers are to device memory on the GPU and host memory on the
 // host. In the fast angle mode (angles.hpp) the rotation is in binary32 (what Hugging Face's fp32
 // RoPE does); in the accurate one in binary64, rounded to binary32 (and from there to f16 or bf16).
@@ -41,20 +62,10 @@ PE_HD inline void run_item(const rotate_args& a, std::int64_t index) {
   }
   const std::int64_t ia = base + (a.neox ? k : 2 * k), ib = base + (a.neox ? k + pairs : 2 * k + 1);
   const std::int64_t p = a.pos[row / a.heads];
-  const float xa = load_io(a.io, a.x, ia), xb = load_io(a.io, a.x, ib);
-  if (a.mode == angle_mode::fast) {
-    float s, c;
-    fast_angle_sin_cos(p, a.inv_freq[k], &s, &c);
-    const auto factor = static_cast<float>(a.factor);
-    store_io(a.io, a.y, ia, factor * (xa * c - xb * s));
-    store_io(a.io, a.y, ib, factor * (xa * s + xb * c));
-  } else {
-    double s, c;
-    accurate_sin_cos(p, a.turns + 2 * k, &s, &c);
-    // Products of binary32 inputs by binary64 sin and cos, in binary64: one rounding to float.
-    store_io(a.io, a.y, ia, static_cast<float>(a.factor * (static_cast<double>(xa) * c - static_cast<double>(xb) * s)));
-    store_io(a.io, a.y, ib, static_cast<float>(a.factor * (static_cast<double>(xa) * s + static_cast<double>(xb) * c)));
-  }
+  float ya, yb;
+  rotate_values(a.mode, p, a.inv_freq[k], a.turns + 2 * k, a.factor, load_io(a.io, a.x, ia), load_io(a.io, a.x, ib), &ya, &yb);
+  store_io(a.io, a.y, ia, ya);
+  store_io(a.io, a.y, ib, yb);
 }
 
 }  // namespace pe::kernels

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "kernels/angles.hpp"
 #include "kernels/storage.hpp"
 #include "pe/spec.hpp"
 #include "pecheck/impl.h"
@@ -65,9 +66,13 @@ inline pe_tensor& only_output(const call& c, const char* op, std::initializer_li
   return c.outputs[0];
 }
 
-// The op servers (serve_angles.cpp, serve_bias.cpp): unsupported for a spec they do not take.
+// The angle mode PECHECK_KERNEL_ANGLES names: fast, or accurate (the default); failure for any other.
+angle_mode angle_mode_from_environment();
+
+// The op servers (serve_angles.cpp, serve_bias.cpp, serve_attend.cpp): unsupported for a spec they do not take.
 void serve_rotate(const pe::spec& s, const call& c);
 void serve_encode(const pe::spec& s, const call& c);
 void serve_bias(const pe::spec& s, const call& c);
+void serve_attend(const pe::spec& s, const call& c);
 
 }  // namespace pe::kernels

@@ -11,16 +11,12 @@
 
 namespace pe::kernels {
 
-namespace {
-
 angle_mode angle_mode_from_environment() {
   const char* v = std::getenv("PECHECK_KERNEL_ANGLES");
   if (v == nullptr || std::strcmp(v, "accurate") == 0) return angle_mode::accurate;
   if (std::strcmp(v, "fast") == 0) return angle_mode::fast;
   throw failure{fmt::format("PECHECK_KERNEL_ANGLES={}: use fast or accurate", v)};
 }
-
-}  // namespace
 
 // The spec's frequencies and attention factor come from pecheck's rope_plan (so every scaling
 // works); what the gate checks is the kernel: its layout, partial rotary, angles, sin and cos,

@@ -1,0 +1,78 @@
+// The plugin's attend calls (rope): q, k and v as the gate hands them, each side's angle tables from pecheck's reference, then the kernel on the backend.
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "kernels/backend.hpp"
+#include "kernels/host_tables.hpp"
+#include "kernels/serve.hpp"
+
+namespace pe::kernels {
+
+namespace {
+
+// Input `name` of rank 3 in the call's real dtype, or failure naming what it should be.
+const pe_tensor& rank_three(const call& c, const char* name, const char* shape) {
+  const pe_tensor* t = find_input(c, name);
+  if (t == nullptr || t->rank != 3) throw failure{fmt::format("attend needs {} {}", name, shape)};
+  return *t;
+}
+
+// Positions `name` [n], or 0 .. n-1 when the gate leaves them out (the reference's default).
+std::vector<std::int64_t> positions_or_order(const call& c, const char* name, std::int64_t n) {
+  if (find_input(c, name) == nullptr) {
+    std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+    std::iota(order.begin(), order.end(), std::int64_t{0});
+    return order;
+  }
+  const auto given = positions(c, "attend", name);
+  if (static_cast<std::int64_t>(given.size()) != n) throw failure{fmt::format("attend: {} has {} positions for {} tokens", name, given.size(), n)};
+  return {given.begin(), given.end()};
+}
+
+bool causal_flag(const call& c) {
+  const pe_tensor* t = find_input(c, "causal");
+  if (t == nullptr || t->dtype != PE_I64 || t->rank != 0) throw failure{"attend needs causal [] (i64, 0 or 1)"};
+  return *static_cast<const std::int64_t*>(t->data) != 0;
+}
+
+}  // namespace
+
+// rope only, like rotate: the other rotary schemes turn by plans the kernel does not take. Heads
+// wider than attend_max_dim answer unsupported.
+void serve_attend(const pe::spec& s, const call& c) {
+  if (s.scheme() != "rope") throw unsupported{};
+  const pe_tensor &q = rank_three(c, "q", "[T, H, D]"), &k = rank_three(c, "k", "[S, H, D]"), &v = rank_three(c, "v", "[S, H, Dv]");
+  attend_args a{};
+  a.io = io_of(q.dtype);
+  if (k.dtype != q.dtype || v.dtype != q.dtype) throw failure{"attend: q, k and v need one dtype"};
+  a.queries = q.shape[0], a.heads = q.shape[1], a.dim = q.shape[2], a.keys = k.shape[0], a.value_dim = v.shape[2];
+  if (k.shape[1] != a.heads || k.shape[2] != a.dim || v.shape[0] != a.keys || v.shape[1] != a.heads)
+    throw failure{"attend: q [T, H, D], k [S, H, D] and v [S, H, Dv] do not agree"};
+  if (a.dim != s.integer("dim")) throw failure{"attend: q's head dim does not match the spec"};
+  if (a.dim > attend_max_dim || a.value_dim > attend_max_dim) throw unsupported{};
+  a.rotary_dim = s.has("rotary_dim") ? s.integer("rotary_dim") : a.dim;
+  a.neox = s.choice("layout") == "neox";
+  a.causal = causal_flag(c);
+  a.mode = angle_mode_from_environment();
+  const std::vector<std::int64_t> qpos = positions_or_order(c, "qpos", a.queries), kpos = positions_or_order(c, "kpos", a.keys);
+  // A query that sees no key has no softmax: the reference refuses the call, and so does this.
+  if (a.causal && a.queries > 0) {
+    const std::int64_t first_key = a.keys > 0 ? *std::min_element(kpos.begin(), kpos.end()) : 0;
+    for (std::int64_t i = 0; i < a.queries; ++i)
+      if (a.keys == 0 || qpos[static_cast<std::size_t>(i)] < first_key)
+        throw failure{fmt::format("attend: query {} (position {}) has no key at or before it", i, qpos[static_cast<std::size_t>(i)])};
+  } else if (a.queries > 0 && a.keys == 0) {
+    throw failure{"attend: there are no keys"};
+  }
+  const auto q_tables = rotate_tables::of(s, qpos), k_tables = rotate_tables::of(s, kpos);
+  if (static_cast<std::int64_t>(q_tables.inv_freq.size()) != a.rotary_dim / 2 || static_cast<std::int64_t>(k_tables.inv_freq.size()) != a.rotary_dim / 2)
+    throw failure{"inv_freq does not have rotary_dim/2 frequencies"};
+  a.q = q.data, a.k = k.data, a.v = v.data, a.qpos = qpos.data(), a.kpos = kpos.data();
+  a.out = only_output(c, "attend", {a.queries, a.heads, a.value_dim}).data;
+  a.q_inv_freq = q_tables.inv_freq.data(), a.q_turns = q_tables.turns.data(), a.q_factor = q_tables.factor;
+  a.k_inv_freq = k_tables.inv_freq.data(), a.k_turns = k_tables.turns.data(), a.k_factor = k_tables.factor;
+  if (const std::string error = run_attend(a); !error.empty()) throw failure{error};
+}
+
+}  // namespace pe::kernels
