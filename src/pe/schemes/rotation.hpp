@@ -110,21 +110,19 @@ struct declined_rotation {
   std::int64_t token, index;
 };
 
-// The fast kernels over tokens [0, tokens), split across worker threads (parallel.hpp): token t's
-// pair k (dims dims_a[k], dims_b[k]) turns by position_of(t, k), rotating the [heads, dim] row
-// x_of(t) into y_of(t); after_token(t) runs on the same thread. Returns, per worker, the pairs the
-// kernels declined, for the caller to compute with MPFR on its own thread (its precision is
-// process-wide).
+// The fast kernels over tokens [0, tokens), split across worker threads (parallel_lists): token
+// t's pair k (dims dims_a[k], dims_b[k]) turns by position_of(t, k), rotating the [heads, dim] row
+// x_of(t) into y_of(t); after_token(t) runs on the same thread. Returns the pairs the kernels
+// declined, in token order, for the caller to compute with MPFR on its own thread (its precision
+// is process-wide).
 template <class Position, class Input, class Output, class After>
-std::vector<std::vector<declined_rotation>> rotate_tokens_fast(std::int64_t tokens, const std::vector<turn_fraction>& turns, const std::vector<std::int64_t>& dims_a,
-                                                               const std::vector<std::int64_t>& dims_b, std::int64_t heads, std::int64_t dim,
-                                                               const rotation_factor& factor, const Position& position_of, const Input& x_of,
-                                                               const Output& y_of, const After& after_token) {
+std::vector<declined_rotation> rotate_tokens_fast(std::int64_t tokens, const std::vector<turn_fraction>& turns, const std::vector<std::int64_t>& dims_a,
+                                                  const std::vector<std::int64_t>& dims_b, std::int64_t heads, std::int64_t dim,
+                                                  const rotation_factor& factor, const Position& position_of, const Input& x_of,
+                                                  const Output& y_of, const After& after_token) {
   const fast_kernels& kernels = default_fast_kernels();
   const auto n = static_cast<std::int64_t>(dims_a.size());
-  std::vector<std::vector<declined_rotation>> declined_by_worker(static_cast<size_t>(worker_threads()));
-  // At least about 8192 (pair, head) rotations per thread (~0.2 ms): fewer would not pay for starting it.
-  parallel_ranges(tokens, std::max<std::int64_t>(1, 8192 / std::max<std::int64_t>(1, n * heads)), [&](std::int64_t begin, std::int64_t end, int worker) {
+  return parallel_lists<declined_rotation>(tokens, n * heads, [&](std::int64_t begin, std::int64_t end, std::vector<declined_rotation>& list) {
     sin_cos_rows rows;
     std::vector<std::int64_t> positions(static_cast<size_t>(n)), declined(static_cast<size_t>(heads * n));
     std::vector<double> scratch(static_cast<size_t>(5 * n));
@@ -133,11 +131,10 @@ std::vector<std::vector<declined_rotation>> rotate_tokens_fast(std::int64_t toke
       rows.compute(positions, turns, kernels);
       const std::int64_t count = kernels.rotate_token({rows.c_hi.data(), rows.c_lo.data(), rows.s_hi.data(), rows.s_lo.data(), dims_a.data(), dims_b.data(), n,
                                                        heads, dim, factor, x_of(t), y_of(t), declined.data(), scratch.data()});
-      for (std::int64_t i = 0; i < count; ++i) declined_by_worker[static_cast<size_t>(worker)].push_back({t, declined[static_cast<size_t>(i)]});
+      for (std::int64_t i = 0; i < count; ++i) list.push_back({t, declined[static_cast<size_t>(i)]});
       after_token(t);
     }
   });
-  return declined_by_worker;
 }
 
 // Working bits of the rotation arithmetic: 256 for stored binary formats, output + 192 for
@@ -229,12 +226,11 @@ tensor<T> rotate_pairs(const rotation_plan<Freq>& plan, const tensor<double>& x,
         const auto n = static_cast<std::int64_t>(plan.pairs.size());
         std::vector<std::int64_t> dims_a, dims_b;
         for (const auto& pr : plan.pairs) dims_a.push_back(pr.a), dims_b.push_back(pr.b);
-        const auto declined_by_worker = rotate_tokens_fast(
+        const auto declined = rotate_tokens_fast(
             tokens, phases.all_turns(), dims_a, dims_b, heads, dim, *fast_factor,
             [&](std::int64_t t, std::size_t k) { return pos[t * plan.axes + plan.pairs[k].axis]; },
             [&](std::int64_t t) { return x.data.data() + at(t, 0, 0); }, [&](std::int64_t t) { return y.data.data() + at(t, 0, 0); }, pass_through);
-        for (const auto& list : declined_by_worker)
-          for (const auto& d : list) rotate_wide(d.token, d.index / n, static_cast<size_t>(d.index % n));
+        for (const auto& d : declined) rotate_wide(d.token, d.index / n, static_cast<size_t>(d.index % n));
         return y;
       }
   }

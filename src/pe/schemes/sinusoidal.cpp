@@ -20,10 +20,8 @@ tensor<double> sinusoidal_encode_binary64(const spec& s, std::span<const std::in
   const fast_kernels& kernels = default_fast_kernels();
   tensor<double> out({tokens, dim});
   // Pair i of token t, where the kernels cannot prove RN(sin) and RN(cos) (position 0's sin 0 = 0,
-  // near-ties), per worker.
-  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> declined_by_worker(static_cast<size_t>(worker_threads()));
-  // At least about 8192 pairs per thread (~0.2 ms): fewer would not pay for starting it.
-  parallel_ranges(tokens, std::max<std::int64_t>(1, 8192 / half), [&](std::int64_t begin, std::int64_t end, int worker) {
+  // near-ties).
+  const auto declined = parallel_lists<std::pair<std::int64_t, std::int64_t>>(tokens, half, [&](std::int64_t begin, std::int64_t end, auto& list) {
     sin_cos_rows rows;
     std::vector<std::int64_t> positions(static_cast<size_t>(half));
     std::vector<double> sines(positions.size()), cosines(positions.size()), certain(positions.size());
@@ -34,17 +32,16 @@ tensor<double> sinusoidal_encode_binary64(const spec& s, std::span<const std::in
       double* row = out.data.data() + t * dim;
       for (std::int64_t i = 0; i < half; ++i) {
         row[slots.sin_at(i)] = sines[static_cast<size_t>(i)], row[slots.cos_at(i)] = cosines[static_cast<size_t>(i)];
-        if (certain[static_cast<size_t>(i)] == 0.0) declined_by_worker[static_cast<size_t>(worker)].emplace_back(t, i);
+        if (certain[static_cast<size_t>(i)] == 0.0) list.emplace_back(t, i);
       }
     }
   });
   // MPFR's precision is process-wide: the declined pairs are computed here, on one thread.
-  for (const auto& list : declined_by_worker)
-    for (const auto& [t, i] : list) {
-      const auto [sn, cs] = phases.sin_cos_wide(pos[static_cast<size_t>(t)], static_cast<int>(i));
-      out(t, slots.sin_at(i)) = sn.convert_to<double>();
-      out(t, slots.cos_at(i)) = cs.convert_to<double>();
-    }
+  for (const auto& [t, i] : declined) {
+    const auto [sn, cs] = phases.sin_cos_wide(pos[static_cast<size_t>(t)], static_cast<int>(i));
+    out(t, slots.sin_at(i)) = sn.convert_to<double>();
+    out(t, slots.cos_at(i)) = cs.convert_to<double>();
+  }
   return out;
 }
 
