@@ -43,8 +43,8 @@ PE_HD inline void sin_cos(double angle, double* s, double* c) {
 }
 
 // e^x in binary32 for attend's softmax: CUDA's expf (within 2 ulps) on the GPU, the C library's on
-// the host. The gate's attend bound allows the working precision's rounding and C u_w for the
-// online rescaling (proofs/gate_tolerance.md, "attend").
+// the host. The gate's attend bound allows u_w for exp and C u_w more, which covers expf's second
+// ulp (proofs/precision.kernel_rotate.md, "attend").
 PE_HD inline float exp_f(float x) {
 #if defined(__CUDA_ARCH__)
   return ::expf(x);

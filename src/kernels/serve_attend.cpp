@@ -1,7 +1,6 @@
 // The plugin's attend calls (rope): q, k and v as the gate hands them, each side's angle tables from pecheck's reference, then the kernel on the backend.
 #include <algorithm>
-#include <numeric>
-#include <vector>
+#include <span>
 
 #include "kernels/backend.hpp"
 #include "kernels/host_tables.hpp"
@@ -18,16 +17,11 @@ const pe_tensor& rank_three(const call& c, const char* name, const char* shape) 
   return *t;
 }
 
-// Positions `name` [n], or 0 .. n-1 when the gate leaves them out (the reference's default).
-std::vector<std::int64_t> positions_or_order(const call& c, const char* name, std::int64_t n) {
-  if (find_input(c, name) == nullptr) {
-    std::vector<std::int64_t> order(static_cast<std::size_t>(n));
-    std::iota(order.begin(), order.end(), std::int64_t{0});
-    return order;
-  }
+// Positions `name` [n]: required, as the reference requires them for a rotary scheme.
+std::span<const std::int64_t> positions_of(const call& c, const char* name, std::int64_t n) {
   const auto given = positions(c, "attend", name);
   if (static_cast<std::int64_t>(given.size()) != n) throw failure{fmt::format("attend: {} has {} positions for {} tokens", name, given.size(), n)};
-  return {given.begin(), given.end()};
+  return given;
 }
 
 bool causal_flag(const call& c) {
@@ -55,15 +49,14 @@ void serve_attend(const pe::spec& s, const call& c) {
   a.neox = s.choice("layout") == "neox";
   a.causal = causal_flag(c);
   a.mode = angle_mode_from_environment();
-  const std::vector<std::int64_t> qpos = positions_or_order(c, "qpos", a.queries), kpos = positions_or_order(c, "kpos", a.keys);
-  // A query that sees no key has no softmax: the reference refuses the call, and so does this.
-  if (a.causal && a.queries > 0) {
-    const std::int64_t first_key = a.keys > 0 ? *std::min_element(kpos.begin(), kpos.end()) : 0;
+  const auto qpos = positions_of(c, "qpos", a.queries), kpos = positions_of(c, "kpos", a.keys);
+  // No keys, or a query that sees none, has no softmax: the reference refuses the call, and so does this.
+  if (a.keys == 0) throw failure{"attend: there are no keys (k has 0 rows)"};
+  if (a.causal) {
+    const std::int64_t first_key = *std::min_element(kpos.begin(), kpos.end());
     for (std::int64_t i = 0; i < a.queries; ++i)
-      if (a.keys == 0 || qpos[static_cast<std::size_t>(i)] < first_key)
+      if (qpos[static_cast<std::size_t>(i)] < first_key)
         throw failure{fmt::format("attend: query {} (position {}) has no key at or before it", i, qpos[static_cast<std::size_t>(i)])};
-  } else if (a.queries > 0 && a.keys == 0) {
-    throw failure{"attend: there are no keys"};
   }
   const auto q_tables = rotate_tables::of(s, qpos), k_tables = rotate_tables::of(s, kpos);
   if (static_cast<std::int64_t>(q_tables.inv_freq.size()) != a.rotary_dim / 2 || static_cast<std::int64_t>(k_tables.inv_freq.size()) != a.rotary_dim / 2)

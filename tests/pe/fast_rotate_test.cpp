@@ -41,7 +41,8 @@ std::vector<const pe::fast_kernels*> flavours() {
 // reduce_turn_rows against MPFR at 512 bits, in every flavour: with q the kernel's quarter turns
 // (congruent mod 4 to a q' in -2 .. 2 with |t - q'/4| <= 1/8, t the fraction p F 2^-192 centred
 // in [-1/2, 1/2)), |hi + lo - 2pi (t - q'/4)| <= 2^-124 + 2^-103 |2pi (t - q'/4)| (the bound of
-// proofs/precision.phase_reduction.md, "Error bound"), |hi| <= pi/4 + 2^-100, lo a tail of hi,
+// proofs/precision.phase_reduction.md, "Error bound"; without the 2^-124 where |p| = 1 and F's
+// last word is 0, whose product is exact), |hi| <= pi/4 + 2^-100, lo a tail of hi,
 // and the sign bit set exactly for p < 0. Returns how many angles broke any of these.
 int reduction_failures(const std::vector<std::int64_t>& p, const std::vector<pe::turn_fraction>& f) {
   pe::mp_working_bits scope(512);
@@ -64,8 +65,10 @@ int reduction_failures(const std::vector<std::int64_t>& p, const std::vector<pe:
         if ((candidate & 3) == q && abs(t - mp_real(candidate) / 4) < abs(best)) best = t - mp_real(candidate) / 4;
       const mp_real exact = pe::two_pi() * best;
       const double error = abs(mp_real(hi[k]) + mp_real(lo[k]) - exact).convert_to<double>();
+      // With |p| = 1 and F's last word 0 the product is exact: no absolute part (step 4's bound).
+      const double absolute = (a == 1 && f[k].word[2] == 0) ? 0 : 0x1p-124;
       const bool ok = abs(best) <= mp_real(1) / 8 && std::fabs(hi[k]) <= M_PI / 4 + 0x1p-100 &&
-                      error <= 0x1p-124 + 0x1p-103 * abs(exact).convert_to<double>() && std::fabs(lo[k]) <= 0x1p-53 * std::fabs(hi[k]) &&
+                      error <= absolute + 0x1p-103 * abs(exact).convert_to<double>() && std::fabs(lo[k]) <= 0x1p-53 * std::fabs(hi[k]) &&
                       (quarter[k] >> 2) == (p[k] < 0 ? 1 : 0) && quarter[k] >= 0 && quarter[k] < 8;
       if (!ok && failures++ < 5)
         ADD_FAILURE() << kernels->name << ": p " << p[k] << ", words " << f[k].word[0] << " " << f[k].word[1] << " " << f[k].word[2] << ": hi "
@@ -83,7 +86,7 @@ TEST(reduce_turn_rows, is_within_its_bound_of_mpfr) {
   std::vector<std::int64_t> p;
   std::vector<pe::turn_fraction> f;
   const auto add_turns = [&](std::int64_t q, __int128 rest, bool negative) {
-    const auto x = static_cast<u128>(static_cast<__int128>(q) * (static_cast<__int128>(1) << 126) + rest);
+    const u128 x = static_cast<u128>(static_cast<__int128>(q)) * (u128{1} << 126) + static_cast<u128>(rest);  // mod 2^128: no signed overflow
     p.push_back(negative ? -1 : 1);
     f.push_back({{static_cast<std::uint64_t>(x >> 64), static_cast<std::uint64_t>(x), 0}});
   };
