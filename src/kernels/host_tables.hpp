@@ -33,15 +33,24 @@ struct angle_tables {
   }
 };
 
-// A rope spec's angles for one call (dynamic scalings read its length, max(pos) + 1) and its
-// attention factor.
+// A rope spec as the rotate and attend kernels take it, read from its plan: the head dim, the
+// rotated dims (one block at the start, neox or GPT-J pairs), the angles for one call (dynamic
+// scalings read its length, max(pos) + 1) and the attention factor. The one place the kernels'
+// users read a spec's layout.
 struct rotate_tables : angle_tables {
+  std::int64_t dim = 0, rotary_dim = 0;
+  bool neox = true;
   double factor = 1;
 
+  // Whether the kernels take s: rope only. xPos, the axial and multimodal forms rotate by plans
+  // they do not take (the plugin answers unsupported).
+  static bool takes(const pe::spec& s) { return s.scheme() == "rope"; }
+  // For a spec they take.
   static rotate_tables of(const pe::spec& s, std::span<const std::int64_t> pos) {
     const auto plan = pe::rope_plan(s, pe::call_seq_len(pos));
     rotate_tables t;
     static_cast<angle_tables&>(t) = angle_tables::of(plan.freq, static_cast<int>(plan.pairs.size()));
+    t.dim = plan.dim, t.rotary_dim = plan.blocks.front().width, t.neox = plan.blocks.front().neox;
     t.factor = plan.freq.attention_factor<double>();
     return t;
   }

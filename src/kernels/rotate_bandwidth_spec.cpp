@@ -13,18 +13,15 @@ namespace pe::kernels {
 
 bandwidth_rope bandwidth_rope_of(const std::string& spec, std::int64_t tokens) {
   const pe::spec s = pe::parse_spec(spec);
-  if (s.scheme() != "rope") throw std::invalid_argument("the rotate kernel takes rope specs only, not " + s.text());
+  if (!rotate_tables::takes(s)) throw std::invalid_argument("the rotate kernel takes rope specs only, not " + s.text());
   bandwidth_rope r;
   r.text = s.text();
-  // The same reading of the spec as serve_rotate's, so the benchmark launches what the gate checks.
-  r.dim = s.integer("dim");
-  r.rotary_dim = s.has("rotary_dim") ? s.integer("rotary_dim") : r.dim;
-  r.neox = s.choice("layout") == "neox";
-  // Dynamic scalings read the call's length (max(pos) + 1), so the tables are per token count.
+  // Dynamic scalings read the call's length, so the tables are per token count.
   std::vector<std::int64_t> pos(static_cast<std::size_t>(tokens));
   std::iota(pos.begin(), pos.end(), std::int64_t{0});
+  // The same layout and tables as serve_rotate's, so the benchmark launches what the gate checks.
   rotate_tables t = rotate_tables::of(s, pos);
-  if (static_cast<std::int64_t>(t.inv_freq.size()) != r.rotary_dim / 2) throw std::invalid_argument("inv_freq does not have rotary_dim/2 frequencies");
+  r.dim = t.dim, r.rotary_dim = t.rotary_dim, r.neox = t.neox;
   r.inv_freq = std::move(t.inv_freq), r.turns = std::move(t.turns), r.factor = t.factor;
   return r;
 }

@@ -20,23 +20,20 @@ angle_mode angle_mode_from_environment() {
 
 // The spec's frequencies and attention factor come from pecheck's rope_plan (so every scaling
 // works); what the gate checks is the kernel: its layout, partial rotary, angles, sin and cos,
-// the rotation, and f32/f16/bf16 storage. rope only: the other rotary schemes (xPos, the axial
-// and multimodal forms) rotate by plans this kernel does not take.
+// the rotation, and f32/f16/bf16 storage. rope only (rotate_tables says why).
 void serve_rotate(const pe::spec& s, const call& c) {
-  if (s.scheme() != "rope") throw unsupported{};
+  if (!rotate_tables::takes(s)) throw unsupported{};
   const pe_tensor* x = find_input(c, "x");
   if (x == nullptr || x->rank != 3) throw failure{"rotate needs x [T, H, D]"};
   const auto pos = positions(c, "rotate", "pos");
+  const auto tables = rotate_tables::of(s, pos);
   rotate_args a{};
   a.io = io_of(x->dtype);
   a.mode = angle_mode_from_environment();
   a.tokens = x->shape[0], a.heads = x->shape[1], a.dim = x->shape[2];
-  a.rotary_dim = s.has("rotary_dim") ? s.integer("rotary_dim") : s.integer("dim");
-  a.neox = s.choice("layout") == "neox";
-  if (a.dim != s.integer("dim") || static_cast<std::int64_t>(pos.size()) != a.tokens) throw failure{"x's head dim or pos's length does not match the spec"};
+  a.rotary_dim = tables.rotary_dim, a.neox = tables.neox;
+  if (a.dim != tables.dim || static_cast<std::int64_t>(pos.size()) != a.tokens) throw failure{"x's head dim or pos's length does not match the spec"};
   a.x = x->data, a.y = only_output(c, "rotate", {a.tokens, a.heads, a.dim}).data, a.pos = pos.data();
-  const auto tables = rotate_tables::of(s, pos);
-  if (static_cast<std::int64_t>(tables.inv_freq.size()) != a.rotary_dim / 2) throw failure{"inv_freq does not have rotary_dim/2 frequencies"};
   a.inv_freq = tables.inv_freq.data(), a.turns = tables.turns.data(), a.factor = tables.factor;
   if (const std::string error = run_rotate(a); !error.empty()) throw failure{error};
 }

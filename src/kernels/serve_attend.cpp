@@ -32,10 +32,9 @@ bool causal_flag(const call& c) {
 
 }  // namespace
 
-// rope only, like rotate: the other rotary schemes turn by plans the kernel does not take. Heads
-// wider than attend_max_dim answer unsupported.
+// The specs rotate takes (rotate_tables::takes). Heads wider than attend_max_dim answer unsupported.
 void serve_attend(const pe::spec& s, const call& c) {
-  if (s.scheme() != "rope") throw unsupported{};
+  if (!rotate_tables::takes(s)) throw unsupported{};
   const pe_tensor &q = rank_three(c, "q", "[T, H, D]"), &k = rank_three(c, "k", "[S, H, D]"), &v = rank_three(c, "v", "[S, H, Dv]");
   attend_args a{};
   a.io = io_of(q.dtype);
@@ -43,13 +42,14 @@ void serve_attend(const pe::spec& s, const call& c) {
   a.queries = q.shape[0], a.heads = q.shape[1], a.dim = q.shape[2], a.keys = k.shape[0], a.value_dim = v.shape[2];
   if (k.shape[1] != a.heads || k.shape[2] != a.dim || v.shape[0] != a.keys || v.shape[1] != a.heads)
     throw failure{"attend: q [T, H, D], k [S, H, D] and v [S, H, Dv] do not agree"};
-  if (a.dim != s.integer("dim")) throw failure{"attend: q's head dim does not match the spec"};
+  const auto qpos = positions_of(c, "qpos", a.queries), kpos = positions_of(c, "kpos", a.keys);
+  // Each side's tables from its own positions (a dynamic scaling reads each side's length); the layout is the spec's.
+  const auto q_tables = rotate_tables::of(s, qpos), k_tables = rotate_tables::of(s, kpos);
+  if (a.dim != q_tables.dim) throw failure{"attend: q's head dim does not match the spec"};
   if (a.dim > attend_max_dim || a.value_dim > attend_max_dim) throw unsupported{};
-  a.rotary_dim = s.has("rotary_dim") ? s.integer("rotary_dim") : a.dim;
-  a.neox = s.choice("layout") == "neox";
+  a.rotary_dim = q_tables.rotary_dim, a.neox = q_tables.neox;
   a.causal = causal_flag(c);
   a.mode = angle_mode_from_environment();
-  const auto qpos = positions_of(c, "qpos", a.queries), kpos = positions_of(c, "kpos", a.keys);
   // No keys, or a query that sees none, has no softmax: the reference refuses the call, and so does this.
   if (a.keys == 0) throw failure{"attend: there are no keys (k has 0 rows)"};
   if (a.causal) {
@@ -58,9 +58,6 @@ void serve_attend(const pe::spec& s, const call& c) {
       if (qpos[static_cast<std::size_t>(i)] < first_key)
         throw failure{fmt::format("attend: query {} (position {}) has no key at or before it", i, qpos[static_cast<std::size_t>(i)])};
   }
-  const auto q_tables = rotate_tables::of(s, qpos), k_tables = rotate_tables::of(s, kpos);
-  if (static_cast<std::int64_t>(q_tables.inv_freq.size()) != a.rotary_dim / 2 || static_cast<std::int64_t>(k_tables.inv_freq.size()) != a.rotary_dim / 2)
-    throw failure{"inv_freq does not have rotary_dim/2 frequencies"};
   a.q = q.data, a.k = k.data, a.v = v.data, a.qpos = qpos.data(), a.kpos = kpos.data();
   a.out = only_output(c, "attend", {a.queries, a.heads, a.value_dim}).data;
   a.q_inv_freq = q_tables.inv_freq.data(), a.q_turns = q_tables.turns.data(), a.q_factor = q_tables.factor;

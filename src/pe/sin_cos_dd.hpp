@@ -20,9 +20,8 @@ const sin_cos_table& sin_cos_dd_table();
 
 // sin and cos of 2pi frac(p f) (f a turn fraction, phase.hpp): the kernels' sin_cos_turn_rows on a
 // row of one (the exact reduction, the table and series, the quarter turns and the sign undone
-// exactly). Within 2^-97.5 relative
-// plus 2^-123 absolute of sin and cos of p omega, for every |p| < 2^63
-// (proofs/precision.fast_rotate.md, "sin and cos").
+// exactly). Within 2^-97.5 relative plus 2^-123 absolute of sin and cos of p omega, for every
+// |p| < 2^63 (proofs/precision.fast_rotate.md, "sin and cos").
 sin_cos_pair sin_cos_turns_dd(std::int64_t p, const turn_fraction& f, const fast_kernels& kernels);
 
 // sin and cos of p[k] omega_k for every k (f[k] omega_k's turn fraction), as rows of double-double
