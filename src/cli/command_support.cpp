@@ -1,6 +1,11 @@
 // What several commands share (see command_support.hpp).
 #include "cli/command_support.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
 #include <fmt/format.h>
 
 #include "cli/atomic_file.hpp"
@@ -20,6 +25,34 @@ void write_file_atomically(const std::string& path, const std::string& text, con
   atomic_file f(path, flag);
   f.write(text);
   f.commit();
+}
+
+nlohmann::json read_json_file(const std::string& path, const std::string& label) {
+  std::ifstream file(path);
+  if (!file) throw pe::input_error(fmt::format("{}: cannot read it: {}", label, std::strerror(errno)));
+  std::stringstream text;
+  text << file.rdbuf();
+  try {
+    return nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::exception& e) {
+    throw pe::input_error(fmt::format("{}: invalid JSON: {}", label, e.what()));
+  }
+}
+
+void add_implementation_flags(CLI::App& cmd, pe::gate::implementation_flags& f) {
+  auto* lib = cmd.add_option("--impl", f.impl, "the implementation: a shared library exporting pecheck/impl.h");
+  auto* wire = cmd.add_option("--impl-cmd", f.impl_cmd, "the implementation: a command speaking the wire protocol on stdin/stdout");
+  auto* own = cmd.add_flag("--impl-reference", f.reference, "the implementation: pecheck's own reference at --dtype, in process");
+  lib->excludes(wire)->excludes(own);
+  wire->excludes(own);
+  cmd.add_option("--isolation", f.isolation,
+                 "--impl's calls: worker (one process serves them, replaced after a fault; default) or call (a process per call)")
+      ->check(CLI::IsMember({"worker", "call"}))
+      ->needs(lib);
+  cmd.add_option("--timeout-ms", f.timeout_ms, "time limit of one call")->check(CLI::Range(1, 3600000));
+  cmd.add_option("--start-timeout-ms", f.start_timeout_ms,
+                 "time limit for the implementation to start: loading the plugin in its worker, a wire process's hello (default 10000)")
+      ->check(CLI::Range(1, 3600000));
 }
 
 }  // namespace pecheck

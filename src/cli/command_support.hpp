@@ -3,6 +3,11 @@
 #include <regex>
 #include <string>
 
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "gate/implementation.hpp"
+
 namespace pecheck {
 
 // The option's text as an ECMAScript regex, or an input_error "FLAG 'TEXT' is not a regular expression: why".
@@ -11,5 +16,13 @@ std::regex option_regex(const std::string& text, const char* flag);
 // Writes text to a temporary file beside path, then renames it over path: a reader never sees half a
 // report. Errors are input_errors "FLAG: cannot write PATH[: why]", and leave no temporary behind.
 void write_file_atomically(const std::string& path, const std::string& text, const char* flag);
+
+// The JSON that file `path` holds; input_errors "LABEL: cannot read it: why" and "LABEL: invalid
+// JSON: why".
+nlohmann::json read_json_file(const std::string& path, const std::string& label);
+
+// The flags that name the implementation under test (--impl, --impl-cmd, --impl-reference, one at
+// most, --isolation for --impl, --timeout-ms, --start-timeout-ms), read into f.
+void add_implementation_flags(CLI::App& cmd, pe::gate::implementation_flags& f);
 
 }  // namespace pecheck

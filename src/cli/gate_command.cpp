@@ -20,15 +20,7 @@ std::function<int()> add_gate_command(CLI::App& app) {
   auto o = std::make_shared<gate_cli>();
   auto& q = o->request;
   auto* cmd = app.add_subcommand("gate", "check an implementation (plugin, process or the reference itself) against the reference and golden values");
-  auto* lib = cmd->add_option("--impl", q.impl, "the implementation: a shared library exporting pecheck/impl.h");
-  auto* wire = cmd->add_option("--impl-cmd", q.impl_cmd, "the implementation: a command speaking the wire protocol on stdin/stdout");
-  auto* own = cmd->add_flag("--impl-reference", q.reference, "the implementation: pecheck's own reference at --dtype, in process");
-  lib->excludes(wire)->excludes(own);
-  wire->excludes(own);
-  cmd->add_option("--isolation", q.isolation,
-                  "--impl's calls: worker (one process serves them, replaced after a fault; default) or call (a process per call)")
-      ->check(CLI::IsMember({"worker", "call"}))
-      ->needs(lib);
+  add_implementation_flags(*cmd, q.implementation);
   cmd->add_flag("--bench", q.bench, "time each check, and the same checks on the in-process reference as the baseline");
   cmd->add_option("--spec", q.specs, "spec to check (repeatable)")->required();
   cmd->add_option("--dtype", q.dtype, "I/O dtype: f32, f64, f16, bf16 (default f32)");
@@ -37,10 +29,6 @@ std::function<int()> add_gate_command(CLI::App& app) {
   cmd->add_option("--max-pos", q.max_pos, "largest position drawn (default 2^20)")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   cmd->add_option("--cases", q.cases, "random conformance cases per spec")->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", q.seed, "RapidCheck seed (fixed by default)");
-  cmd->add_option("--timeout-ms", q.timeout_ms, "time limit of one call")->check(CLI::Range(1, 3600000));
-  cmd->add_option("--start-timeout-ms", q.start_timeout_ms,
-                  "time limit for the implementation to start: loading the plugin in its worker, a wire process's hello (default 10000)")
-      ->check(CLI::Range(1, 3600000));
   cmd->add_option("--golden", q.golden, "the golden directory (default golden)");
   cmd->add_option("--golden-scope", q.golden_scope,
                   "scheme: every golden file of the spec's scheme (default); spec: only the files of the spec itself; none: no golden check")

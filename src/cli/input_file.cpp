@@ -1,6 +1,8 @@
 // Reading an op's inputs from a JSON file by the op table, with one clear error per malformed field.
 #include "cli/input_file.hpp"
 
+#include "cli/command_support.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -96,16 +98,7 @@ std::optional<pe::op_tensor> read_field(const pe::tensor_schema& t, const nlohma
 }  // namespace
 
 pe::op_inputs read_input_file(const std::string& path, std::string_view op, const pe::spec& s) {
-  std::ifstream file(path);
-  if (!file) throw pe::input_error(fmt::format("--input '{}': cannot read it: {}", path, std::strerror(errno)));
-  std::stringstream text;
-  text << file.rdbuf();
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::exception& e) {
-    throw pe::input_error(fmt::format("--input '{}': invalid JSON: {}", path, e.what()));
-  }
+  const nlohmann::json j = read_json_file(path, fmt::format("--input '{}'", path));
   if (!j.is_object()) throw pe::input_error(fmt::format("--input '{}': not a JSON object", path));
   const std::string where = fmt::format("--input '{}'", path);
   // Any input of the call the op has on some scheme: the op itself says which its scheme reads.

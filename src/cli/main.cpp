@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "threads for the fast binary64 paths (default: the core count)")->check(CLI::Range(1, 1024));
   app.fallthrough();
   std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
-  for (auto add : {pecheck::add_list_command, pecheck::add_eval_command, pecheck::add_check_command, pecheck::add_golden_command, pecheck::add_gate_command}) {
+  for (auto add : {pecheck::add_list_command, pecheck::add_eval_command, pecheck::add_check_command, pecheck::add_golden_command, pecheck::add_gate_command,
+                    pecheck::add_audit_command}) {
     auto run = add(app);
     commands.emplace_back(app.get_subcommands({}).back(), run);
   }

@@ -68,4 +68,18 @@ std::unique_ptr<implementation> declared_hung_after_deadlines(std::unique_ptr<im
 // float path put through the gate, and the baseline of `pecheck gate --bench`.
 std::unique_ptr<implementation> reference_implementation();
 
+// The implementation a command's flags name: exactly one of --impl LIB (with --isolation),
+// --impl-cmd COMMAND and --impl-reference, as gate and audit take them.
+struct implementation_flags {
+  std::string impl, impl_cmd;  // --impl LIB, --impl-cmd COMMAND
+  bool reference = false;      // --impl-reference
+  std::string isolation = "worker";
+  int timeout_ms = 10000, start_timeout_ms = 10000;
+  // The flags as a command line would repeat them (reproduce lines): "--impl 'lib.so'", ...
+  std::string text() const;
+};
+// Loads or starts it; input_error "COMMAND: give one of ..." unless exactly one is named, and
+// the loaders' own input_errors for one that will not start.
+std::unique_ptr<implementation> open_implementation(const implementation_flags& flags, const std::string& command);
+
 }  // namespace pe::gate

@@ -55,22 +55,13 @@ gate_report run(const run_request& q) {
   gate_report report;
   const auto io = parse_dtype(q.dtype);
   report.dtype = q.dtype;
-  report.working = q.working.empty() ? (io == dtype::f64 ? "f64" : "f32") : q.working;
+  report.working = working_precision(io, q.working);
   report.tolerance = q.tolerance;
-  if (report.working != "f32" && report.working != "f64") throw input_error(fmt::format("--working '{}' is not f32 or f64", report.working));
   const auto model = error_model::of(io, parse_dtype(report.working), q.tolerance);
   for (const auto& text : q.specs) report.specs.push_back(parse_spec_any(text).text());
-  if (!q.impl.empty() + !q.impl_cmd.empty() + q.reference != 1) {
-    throw input_error("gate: give one of --impl LIB, --impl-cmd COMMAND, --impl-reference");
-  }
-  const plugin_isolation isolation = parse_isolation(q.isolation);
-  auto impl = q.reference           ? reference_implementation()
-              : !q.impl_cmd.empty() ? start_wire(q.impl_cmd, q.timeout_ms, q.start_timeout_ms)
-                                    : load_plugin(q.impl, q.timeout_ms, q.start_timeout_ms, isolation);
+  auto impl = open_implementation(q.implementation, "gate");
   report.implementation = impl->name();
-  const std::string impl_flag = q.reference           ? std::string("--impl-reference")
-                                : !q.impl_cmd.empty() ? "--impl-cmd " + props::shell_quote(q.impl_cmd)
-                                                      : "--impl " + props::shell_quote(q.impl) + (isolation == plugin_isolation::call ? " --isolation call" : "");
+  const std::string impl_flag = q.implementation.text();
   const std::string reproduce_prefix =
       fmt::format("pecheck gate {} --dtype {} --working {} --tolerance {}", impl_flag, q.dtype, report.working, q.tolerance);
   const double seconds = timed([&] { report.results = run_checks(*impl, q, report.specs, model, reproduce_prefix); });

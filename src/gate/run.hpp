@@ -12,15 +12,12 @@ namespace pe::gate {
 
 // What `pecheck gate` was asked; the fields are its flags, whose names errors and reproduce lines quote.
 struct run_request {
-  std::string impl, impl_cmd;  // --impl LIB, --impl-cmd COMMAND
-  bool reference = false;      // --impl-reference
+  implementation_flags implementation;  // --impl, --impl-cmd, --impl-reference, --isolation, the timeouts
   bool bench = false;
   std::vector<std::string> specs;  // as given: text or JSON
-  std::string isolation = "worker";  // --isolation, for --impl
   std::string dtype = "f32", working, tolerance = "standard", golden = "golden", golden_scope = "scheme";
   std::int64_t max_pos = std::int64_t{1} << 20;
-  int cases = 100, timeout_ms = 10000;
-  int start_timeout_ms = 10000;  // --start-timeout-ms: loading a plugin, a wire process's hello
+  int cases = 100;
   std::uint64_t seed = 20261129;
   // Called as cases run (check name, cases so far, cases planned or 0); may be empty.
   std::function<void(const std::string&, int, int)> progress;

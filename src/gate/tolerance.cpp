@@ -132,6 +132,12 @@ void add_rotation_bounds(const error_model& m, const rotary_plan& plan, const op
 
 }  // namespace
 
+std::string working_precision(dtype io, const std::string& working) {
+  const std::string w = working.empty() ? (io == dtype::f64 ? "f64" : "f32") : working;
+  if (w != "f32" && w != "f64") throw input_error(fmt::format("--working '{}' is not f32 or f64", w));
+  return w;
+}
+
 error_model error_model::of(dtype io, dtype working, const std::string& level) {
   // C counts the roundings of one direct angle (proofs/gate_tolerance.md, step 2): the position,
   // pow or exp (one ulp: 2), the reciprocal, a scaling's factor and its division (2), the product.

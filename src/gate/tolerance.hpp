@@ -22,6 +22,10 @@ struct error_model {
   static error_model of(dtype io, dtype working, const std::string& level);
 };
 
+// --working as a command takes it: f32 or f64, by default f32 (f64 for I/O dtype f64);
+// input_error for anything else.
+std::string working_precision(dtype io, const std::string& working);
+
 // The bound on |output - exact| for every element of every output of `op`, for inputs `in`
 // (already rounded to the I/O dtype) and the exact outputs.
 std::vector<std::vector<double>> output_bounds(const error_model& m, std::string_view op, const spec& s, const op_inputs& in,

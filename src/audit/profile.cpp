@@ -1,0 +1,302 @@
+// Accumulating, merging and (de)serialising an audit's measurements (see profile.hpp).
+#include "audit/profile.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "pe/error.hpp"
+
+namespace pe::audit {
+namespace {
+
+constexpr double rms_cap_ulps = 0x1p32;  // squares above it would not fit the 128-bit sum
+constexpr double square_unit = 0x1p-20;  // the sum's resolution in ulps^2
+
+// Whether a is worse than b by value (larger; ties to the earlier element).
+bool worse(const element_record& a, double va, const element_record& b, double vb) {
+  if (b.empty()) return !a.empty();
+  if (a.empty()) return false;
+  if (va != vb) return va > vb || (std::isnan(va) && !std::isnan(vb));
+  return std::tie(a.position, a.head, a.index) < std::tie(b.position, b.head, b.index);
+}
+
+// JSON has no Inf or NaN: those numbers are written as the strings "inf", "-inf", "nan".
+nlohmann::json number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+double number_of(const nlohmann::json& j, const std::string& where) {
+  if (j.is_number()) return j.get<double>();
+  if (j == "inf") return std::numeric_limits<double>::infinity();
+  if (j == "-inf") return -std::numeric_limits<double>::infinity();
+  if (j == "nan") return std::numeric_limits<double>::quiet_NaN();
+  throw input_error(fmt::format("{}: not a number", where));
+}
+
+nlohmann::json record_json(const element_record& e) {
+  if (e.empty()) return nullptr;
+  return {{"position", e.position}, {"head", e.head}, {"index", e.index}, {"got", number(e.got)}, {"exact", number(e.exact)},
+          {"bound", number(e.bound)}, {"ulps", number(e.ulps)}, {"fraction", number(e.fraction)}};
+}
+
+// The reader's helpers: a field of the right type or an input_error naming it.
+struct reader {
+  std::string where;
+  const nlohmann::json& at(const nlohmann::json& j, const char* key, const std::string& path) const {
+    if (!j.is_object() || !j.contains(key)) throw input_error(fmt::format("{}: {}.{} is missing", where, path, key));
+    return j.at(key);
+  }
+  template <class T>
+  T get(const nlohmann::json& j, const char* key, const std::string& path) const {
+    const auto& v = at(j, key, path);
+    try {
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        if (!v.is_number_integer()) throw input_error("");
+      }
+      return v.get<T>();
+    } catch (const std::exception&) {
+      throw input_error(fmt::format("{}: {}.{} has the wrong type", where, path, key));
+    }
+  }
+  double real(const nlohmann::json& j, const char* key, const std::string& path) const {
+    return number_of(at(j, key, path), fmt::format("{}: {}.{}", where, path, key));
+  }
+  element_record record(const nlohmann::json& j, const std::string& path) const {
+    element_record e;
+    if (j.is_null()) return e;
+    e.position = get<std::int64_t>(j, "position", path), e.head = get<std::int64_t>(j, "head", path), e.index = get<std::int64_t>(j, "index", path);
+    e.got = real(j, "got", path), e.exact = real(j, "exact", path), e.bound = real(j, "bound", path);
+    e.ulps = real(j, "ulps", path), e.fraction = real(j, "fraction", path);
+    return e;
+  }
+};
+
+}  // namespace
+
+int ulp_histogram::bin_of(double ulps) {
+  if (ulps == 0) return 0;
+  if (!(ulps < std::ldexp(1.0, highest_octave))) return bins - 1;  // also NaN and +Inf
+  if (ulps < std::ldexp(1.0, lowest_octave)) return 1;
+  int e = 0;
+  const double m = std::frexp(ulps, &e);  // ulps = m 2^e, m in [1/2, 1)
+  const int eighth = static_cast<int>((m * 2 - 1) * per_octave);  // exact: m * 2 - 1 is in [0, 1)
+  return 1 + (e - 1 - lowest_octave) * per_octave + eighth;
+}
+
+double ulp_histogram::upper_edge(int bin) {
+  if (bin == 0) return 0;
+  if (bin >= bins - 1) return std::numeric_limits<double>::infinity();
+  const int k = bin - 1;
+  return std::ldexp(1.0 + (k % per_octave + 1) / static_cast<double>(per_octave), lowest_octave + k / per_octave);
+}
+
+void bucket_stats::add(const element_record& e) {
+  ++count;
+  const bool finite = std::isfinite(e.ulps);
+  if (!finite) ++nonfinite;
+  else {
+    // The square in units of 2^-20, rounded to an integer (below 2^84: exact in 128 bits).
+    const double capped = std::min(e.ulps, rms_cap_ulps);
+    sum_squares += static_cast<unsigned __int128>(std::nearbyint(capped * capped / square_unit));
+  }
+  ++histogram.counts[static_cast<std::size_t>(ulp_histogram::bin_of(e.ulps))];
+  if (worse(e, e.ulps, worst_ulps, worst_ulps.ulps)) worst_ulps = e, max_ulps = e.ulps;
+  if (worse(e, e.fraction, worst_fraction, worst_fraction.fraction)) worst_fraction = e, max_fraction = e.fraction;
+}
+
+void bucket_stats::merge(const bucket_stats& o) {
+  count += o.count, nonfinite += o.nonfinite, sum_squares += o.sum_squares;
+  for (std::size_t b = 0; b < histogram.counts.size(); ++b) histogram.counts[b] += o.histogram.counts[b];
+  if (worse(o.worst_ulps, o.worst_ulps.ulps, worst_ulps, worst_ulps.ulps)) worst_ulps = o.worst_ulps, max_ulps = o.max_ulps;
+  if (worse(o.worst_fraction, o.worst_fraction.fraction, worst_fraction, worst_fraction.fraction)) worst_fraction = o.worst_fraction, max_fraction = o.max_fraction;
+}
+
+double bucket_stats::rms_ulps() const {
+  const std::uint64_t finite = count - nonfinite;
+  if (finite == 0) return 0;
+  return std::sqrt(static_cast<double>(sum_squares) * square_unit / static_cast<double>(finite));
+}
+
+double bucket_stats::p99_ulps() const {
+  if (count == 0) return 0;
+  // The smallest bin edge with at least 99 % of the elements at or below it.
+  const std::uint64_t needed = count - count / 100;
+  std::uint64_t seen = 0;
+  for (int b = 0; b < ulp_histogram::bins; ++b) {
+    seen += histogram.counts[static_cast<std::size_t>(b)];
+    if (seen >= needed) return ulp_histogram::upper_edge(b);
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+int decade_of(std::int64_t position) {
+  if (position < 256) return 0;
+  const int bits = 63 - std::countl_zero(static_cast<std::uint64_t>(position));  // floor(log2 p) >= 8
+  return std::min(decade_count - 1, 1 + (bits - 8) / 4);
+}
+std::int64_t decade_begin(int decade) { return decade == 0 ? 0 : std::int64_t{1} << (8 + 4 * (decade - 1)); }
+std::string decade_label(int decade) {
+  if (decade == 0) return "0-255";
+  if (decade == 1) return "256-4095";
+  if (decade == 2) return "4096-65535";
+  // [2^a, 2^b), the last reaching the end of int64
+  return fmt::format("2^{}-2^{}", 8 + 4 * (decade - 1), decade == decade_count - 1 ? 63 : 12 + 4 * (decade - 1));
+}
+
+audit_profile::audit_profile(audit_setup s) : setup(std::move(s)), buckets(static_cast<std::size_t>(decade_count * setup.band_count())) {}
+
+bucket_stats audit_profile::total() const {
+  bucket_stats t;
+  for (const auto& b : buckets) t.merge(b);
+  return t;
+}
+
+namespace {
+// Adds [begin, end) to sorted, fused ranges.
+void add_range(std::vector<std::pair<std::int64_t, std::int64_t>>& ranges, std::int64_t begin, std::int64_t end) {
+  if (begin >= end) return;
+  ranges.emplace_back(begin, end);
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<std::pair<std::int64_t, std::int64_t>> fused;
+  for (const auto& r : ranges) {
+    if (!fused.empty() && r.first <= fused.back().second) fused.back().second = std::max(fused.back().second, r.second);
+    else fused.push_back(r);
+  }
+  ranges = std::move(fused);
+}
+}  // namespace
+
+void audit_profile::assign(std::int64_t begin, std::int64_t end) { add_range(assigned, begin, end); }
+void audit_profile::cover(std::int64_t begin, std::int64_t end) { add_range(coverage, begin, end); }
+bool audit_profile::complete() const { return coverage == assigned; }
+bool audit_profile::whole_set() const { return assigned.size() == 1 && assigned[0].first == 0 && assigned[0].second == setup.position_count; }
+
+void audit_profile::merge(const audit_profile& o) {
+  if (!(o.setup == setup)) throw input_error("audit merge: the parts are not of one audit (implementation, spec, dtype, positions, heads, seed or tokens per call differ)");
+  for (const auto& a : assigned)
+    for (const auto& b : o.assigned)
+      if (a.first < b.second && b.first < a.second) {
+        throw input_error(fmt::format("audit merge: two parts both cover positions {} to {} of the set", std::max(a.first, b.first), std::min(a.second, b.second) - 1));
+      }
+  for (const auto& r : o.assigned) assign(r.first, r.second);
+  for (const auto& r : o.coverage) cover(r.first, r.second);
+  for (std::size_t b = 0; b < buckets.size(); ++b) buckets[b].merge(o.buckets[b]);
+  for (std::size_t k = 0; k < first_over.size(); ++k)
+    if (o.first_over[k] >= 0 && (first_over[k] < 0 || o.first_over[k] < first_over[k])) first_over[k] = o.first_over[k];
+  failed_calls.insert(failed_calls.end(), o.failed_calls.begin(), o.failed_calls.end());
+  std::sort(failed_calls.begin(), failed_calls.end());
+  sample_positions += o.sample_positions;
+  sample_worst_ulps = std::max(sample_worst_ulps, o.sample_worst_ulps);
+}
+
+nlohmann::json to_json(const audit_profile& p) {
+  const auto& s = p.setup;
+  nlohmann::json bands = nlohmann::json::array();
+  for (const auto& b : s.bands) bands.push_back({b.first, b.second});
+  nlohmann::json j = {{"pecheck_audit", 1},
+                      {"implementation", s.implementation},
+                      {"spec", s.spec},
+                      {"op", s.op},
+                      {"dtype", s.dtype},
+                      {"working", s.working},
+                      {"tolerance", s.tolerance},
+                      {"positions", s.positions},
+                      {"position_count", s.position_count},
+                      {"heads", s.heads},
+                      {"tokens_per_call", s.tokens_per_call},
+                      {"seed", s.seed},
+                      {"unit", s.unit},
+                      {"bands", bands},
+                      {"has_unrotated", s.has_unrotated}};
+  const auto ranges = [](const auto& v) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& r : v) out.push_back({r.first, r.second});
+    return out;
+  };
+  j["assigned"] = ranges(p.assigned);
+  j["coverage"] = ranges(p.coverage);
+  nlohmann::json buckets = nlohmann::json::array();
+  for (int d = 0; d < decade_count; ++d)
+    for (std::int64_t b = 0; b < s.band_count(); ++b) {
+      const auto& st = p.bucket(d, b);
+      if (st.count == 0) continue;
+      nlohmann::json histogram = nlohmann::json::array();
+      for (int k = 0; k < ulp_histogram::bins; ++k)
+        if (st.histogram.counts[static_cast<std::size_t>(k)]) histogram.push_back({k, st.histogram.counts[static_cast<std::size_t>(k)]});
+      buckets.push_back({{"decade", d},
+                         {"band", b},
+                         {"count", st.count},
+                         {"nonfinite", st.nonfinite},
+                         {"sum_squares", {static_cast<std::uint64_t>(st.sum_squares >> 64), static_cast<std::uint64_t>(st.sum_squares)}},
+                         {"max_ulps", number(st.max_ulps)},
+                         {"rms_ulps", number(st.rms_ulps())},
+                         {"p99_ulps", number(st.p99_ulps())},
+                         {"max_fraction", number(st.max_fraction)},
+                         {"worst_ulps", record_json(st.worst_ulps)},
+                         {"worst_fraction", record_json(st.worst_fraction)},
+                         {"histogram", histogram}});
+    }
+  j["buckets"] = buckets;
+  j["first_over"] = {{"1", p.first_over[0]}, {"10", p.first_over[1]}, {"100", p.first_over[2]}};
+  j["failed_calls"] = p.failed_calls;
+  j["mpfr_sample"] = {{"positions", p.sample_positions}, {"worst_ulps", number(p.sample_worst_ulps)}};
+  return j;
+}
+
+audit_profile profile_from_json(const nlohmann::json& j, const std::string& where) {
+  const reader r{where};
+  if (!j.is_object() || !j.contains("pecheck_audit")) throw input_error(fmt::format("{}: not a pecheck audit profile (no pecheck_audit field)", where));
+  if (r.get<int>(j, "pecheck_audit", "") != 1) throw input_error(fmt::format("{}: audit profile version {} is not 1", where, j.at("pecheck_audit").dump()));
+  audit_setup s;
+  s.implementation = r.get<std::string>(j, "implementation", ""), s.spec = r.get<std::string>(j, "spec", "");
+  s.op = r.get<std::string>(j, "op", ""), s.dtype = r.get<std::string>(j, "dtype", ""), s.working = r.get<std::string>(j, "working", "");
+  s.tolerance = r.get<std::string>(j, "tolerance", ""), s.positions = r.get<std::string>(j, "positions", "");
+  s.position_count = r.get<std::int64_t>(j, "position_count", ""), s.heads = r.get<std::int64_t>(j, "heads", "");
+  s.tokens_per_call = r.get<std::int64_t>(j, "tokens_per_call", ""), s.seed = r.get<std::uint64_t>(j, "seed", "");
+  s.unit = r.get<std::string>(j, "unit", ""), s.has_unrotated = r.get<bool>(j, "has_unrotated", "");
+  s.bands = r.get<std::vector<std::pair<std::int64_t, std::int64_t>>>(j, "bands", "");
+  if (s.bands.empty() || s.bands.size() > 64) throw input_error(fmt::format("{}: .bands must list 1 to 64 bands", where));
+  audit_profile p(std::move(s));
+  for (const char* field : {"assigned", "coverage"})
+    for (const auto& c : r.get<std::vector<std::pair<std::int64_t, std::int64_t>>>(j, field, "")) {
+      if (c.first < 0 || c.second > p.setup.position_count || c.first > c.second) {
+        throw input_error(fmt::format("{}: .{} range [{}, {}) is outside the {} positions", where, field, c.first, c.second, p.setup.position_count));
+      }
+      if (field[0] == 'a') p.assign(c.first, c.second);
+      else p.cover(c.first, c.second);
+    }
+  const auto& buckets = r.at(j, "buckets", "");
+  if (!buckets.is_array()) throw input_error(fmt::format("{}: .buckets is not an array", where));
+  for (std::size_t i = 0; i < buckets.size(); ++i) {
+    const auto& b = buckets[i];
+    const std::string path = fmt::format(".buckets[{}]", i);
+    const int d = r.get<int>(b, "decade", path);
+    const auto band = r.get<std::int64_t>(b, "band", path);
+    if (d < 0 || d >= decade_count || band < 0 || band >= p.setup.band_count()) throw input_error(fmt::format("{}: {} names no bucket", where, path));
+    auto& st = p.bucket(d, band);
+    st.count = r.get<std::uint64_t>(b, "count", path), st.nonfinite = r.get<std::uint64_t>(b, "nonfinite", path);
+    const auto sq = r.get<std::array<std::uint64_t, 2>>(b, "sum_squares", path);
+    st.sum_squares = (static_cast<unsigned __int128>(sq[0]) << 64) | sq[1];
+    st.max_ulps = r.real(b, "max_ulps", path), st.max_fraction = r.real(b, "max_fraction", path);
+    st.worst_ulps = r.record(r.at(b, "worst_ulps", path), path + ".worst_ulps");
+    st.worst_fraction = r.record(r.at(b, "worst_fraction", path), path + ".worst_fraction");
+    for (const auto& [bin, n] : r.get<std::vector<std::pair<int, std::uint64_t>>>(b, "histogram", path)) {
+      if (bin < 0 || bin >= ulp_histogram::bins) throw input_error(fmt::format("{}: {}.histogram has bin {}", where, path, bin));
+      st.histogram.counts[static_cast<std::size_t>(bin)] = n;
+    }
+  }
+  const auto& over = r.at(j, "first_over", "");
+  p.first_over = {r.get<std::int64_t>(over, "1", ".first_over"), r.get<std::int64_t>(over, "10", ".first_over"), r.get<std::int64_t>(over, "100", ".first_over")};
+  p.failed_calls = r.get<std::vector<std::string>>(j, "failed_calls", "");
+  const auto& sample = r.at(j, "mpfr_sample", "");
+  p.sample_positions = r.get<std::int64_t>(sample, "positions", ".mpfr_sample");
+  p.sample_worst_ulps = r.real(sample, "worst_ulps", ".mpfr_sample");
+  return p;
+}
+
+}  // namespace pe::audit

@@ -1,0 +1,256 @@
+// The audit's sweep (see sweep.hpp): chunks of positions through the implementation, compared with the exact reference.
+#include "audit/sweep.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "audit/position_set.hpp"
+#include "gate/op_io.hpp"
+#include "gate/tolerance.hpp"
+#include "pe/error.hpp"
+#include "pe/op_chunks.hpp"
+#include "pe/ops.hpp"
+#include "pe/scheme.hpp"
+#include "pe/schemes/rope.hpp"
+#include "pe/ulp.hpp"
+
+namespace pe::audit {
+namespace {
+
+// Positions of the global set cross-checked against MPFR: 32 spread evenly over it, first and
+// last included, so that shards check their share of one sample.
+constexpr std::int64_t sample_size = 32;
+bool sampled(std::int64_t index, std::int64_t size) {
+  if (size <= sample_size) return true;
+  // index is in the sample when some i in [0, 32) has floor(i (size - 1) / 31) == index.
+  const auto i = static_cast<std::int64_t>((static_cast<__int128>(index) * (sample_size - 1) + size - 2) / (size - 1));
+  return static_cast<std::int64_t>(static_cast<__int128>(i) * (size - 1) / (sample_size - 1)) == index;
+}
+
+// Failed calls in a row after which the sweep gives up.
+constexpr int failures_before_stopping = 3;
+
+// What the sweep reads of the spec's op: its name, position columns and the band of each index of
+// the output's last axis.
+struct swept_op {
+  std::string op;
+  std::int64_t axes = 1, width = 0;
+  bool role = false;                  // rotate by role (xPos): the sweep rotates queries
+  std::vector<std::int64_t> band_of;  // per index of the last axis
+};
+
+// Up to eight bands of consecutive units (pairs or components).
+constexpr std::int64_t max_bands = 8;
+
+swept_op swept_op_of(const spec& s, audit_setup& setup) {
+  swept_op w;
+  for (const auto& op : s.info().ops)
+    if (splits_by_token(op)) w.op = op;
+  if (w.op.empty()) {
+    throw input_error(fmt::format("audit: {} has no op that runs position by position (encode or rotate) to sweep; its ops: {}", s.scheme(),
+                                  fmt::join(s.info().ops, ", ")));
+  }
+  setup.op = w.op;
+  w.axes = position_axes(s);
+  std::vector<std::int64_t> unit_of;  // per index: its pair or component, -1 for a dim no pair turns
+  std::int64_t units = 0;
+  if (is_rotary(s)) {
+    const auto plan = rotation_plan_of(s, std::nullopt);
+    w.width = plan.dim, w.role = plan.magnitude.has_value();
+    unit_of.assign(static_cast<std::size_t>(plan.dim), -1);
+    for (std::size_t k = 0; k < plan.pairs.size(); ++k) unit_of[plan.pairs[k].a] = unit_of[plan.pairs[k].b] = static_cast<std::int64_t>(k);
+    units = static_cast<std::int64_t>(plan.pairs.size());
+    setup.unit = "pair";
+  } else {
+    const std::vector<std::int64_t> zero(static_cast<std::size_t>(w.axes), 0);
+    w.width = run_op<double>(w.op, s, op_inputs{zero, w.axes}).at(0).value.shape.back();
+    const auto phases = behaviour_of(s).phases ? behaviour_of(s).phases(s) : std::nullopt;
+    if (phases) {
+      for (const int i : phases->pair_of_component) unit_of.push_back(i), units = std::max<std::int64_t>(units, i + 1);
+      setup.unit = "pair";
+    } else {
+      for (std::int64_t j = 0; j < w.width; ++j) unit_of.push_back(j);
+      units = w.width, setup.unit = "component";
+    }
+  }
+  const std::int64_t bands = std::min(max_bands, std::max<std::int64_t>(units, 1));
+  for (std::int64_t b = 0; b < bands; ++b) setup.bands.emplace_back(b * units / bands, (b + 1) * units / bands - 1);
+  setup.has_unrotated = std::find(unit_of.begin(), unit_of.end(), -1) != unit_of.end();
+  for (const auto u : unit_of) w.band_of.push_back(u < 0 ? bands : u * bands / units);
+  return w;
+}
+
+// The [heads, width] row of x every position rotates: uniform in [-1, 1) from the seed (53 bits of
+// each 64-bit draw, so the values are the same on every platform), rounded to the I/O dtype.
+std::vector<double> pseudo_random_row(std::uint64_t seed, std::int64_t n, gate::dtype io) {
+  std::mt19937_64 draw(seed);
+  std::vector<double> row;
+  for (std::int64_t i = 0; i < n; ++i) row.push_back(round_to_format(std::ldexp(static_cast<double>(draw() >> 11), -52) - 1, gate::dtype_format(io)));
+  return row;
+}
+
+class sweeper {
+ public:
+  sweeper(const audit_request& q, const spec& s, const gate::error_model& m, const swept_op& w, audit_profile& p, const position_set& set)
+      : q_(q), s_(s), model_(m), w_(w), profile_(p), set_(set), format_(gate::dtype_format(m.io)) {
+    if (w_.op == "rotate") row_ = pseudo_random_row(q.seed, q.heads * w.width, m.io);
+  }
+
+  // The call for indices [begin, end) of the set; false when it failed.
+  bool sweep(gate::implementation& impl, std::int64_t begin, std::int64_t end) {
+    const std::int64_t tokens = end - begin;
+    op_inputs in;
+    in.pos_axes = w_.axes;
+    for (std::int64_t i = begin; i < end; ++i) in.pos.insert(in.pos.end(), static_cast<std::size_t>(w_.axes), set_.at(i));
+    if (!row_.empty()) {
+      in.x = tensor<double>({tokens, q_.heads, w_.width});
+      for (std::int64_t t = 0; t < tokens; ++t) std::copy(row_.begin(), row_.end(), in.x.data.begin() + t * static_cast<std::int64_t>(row_.size()));
+      if (w_.role) in.role = 0;
+    }
+    const auto got = impl.run(w_.op, s_.text(), gate::io_inputs(w_.op, s_, in, model_.io), gate::output_templates(w_.op, s_, in, model_.io));
+    if (got.status != gate::call_status::ok) {
+      profile_.failed_calls.push_back(fmt::format("positions {}..{}: {}: {}", set_.at(begin), set_.at(end - 1), gate::status_name(got.status), got.message));
+      return false;
+    }
+    const auto exact = run_op<double>(w_.op, s_, in);
+    const auto bounds = gate::output_bounds(model_, w_.op, s_, in, exact);
+    compare(begin, tokens, gate::as_doubles(got.outputs.at(0)).data, exact.at(0).value.data, bounds.at(0));
+    for (std::int64_t t = 0; t < tokens; ++t)
+      if (sampled(begin + t, set_.size())) cross_check(in, t, exact.at(0).value.data);
+    profile_.cover(begin, end);
+    return true;
+  }
+
+ private:
+  // Every element of the call's one output against the exact one, into its bucket.
+  void compare(std::int64_t begin, std::int64_t tokens, const std::vector<double>& got, const std::vector<double>& exact, const std::vector<double>& bound) {
+    const std::int64_t width = w_.width, rows = static_cast<std::int64_t>(exact.size()) / width, per_token = rows / tokens;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const std::int64_t position = set_.at(begin + r / per_token);
+      const int decade = decade_of(position);
+      // Errors in ulps of the row's scale, its largest exact value: a rotation turns a pair's
+      // value through 0, where ulps at the element itself would mean nothing (as the gate does).
+      double scale = 0;
+      for (std::int64_t i = 0; i < width; ++i) scale = std::max(scale, std::abs(exact[static_cast<std::size_t>(r * width + i)]));
+      const double unit = ulp_in_format(std::isfinite(scale) ? scale : 0.0, format_);
+      for (std::int64_t i = 0; i < width; ++i) {
+        const auto e = static_cast<std::size_t>(r * width + i);
+        element_record rec{position, r % per_token, i, got[e], exact[e], bound[e]};
+        if (!std::isfinite(got[e]) || !std::isfinite(exact[e])) {
+          // Where the exact value leaves the dtype, its correctly rounded infinity is the only right answer.
+          const bool right = got[e] == round_to_format(exact[e], format_);
+          rec.ulps = rec.fraction = right ? 0 : std::numeric_limits<double>::infinity();
+        } else {
+          const double err = std::abs(got[e] - exact[e]);
+          rec.ulps = err / unit;
+          rec.fraction = bound[e] > 0 ? err / bound[e] : (err > 0 ? std::numeric_limits<double>::infinity() : 0);
+        }
+        profile_.bucket(decade, w_.band_of[static_cast<std::size_t>(i)]).add(rec);
+        for (std::size_t k = 0; k < thresholds.size(); ++k)
+          if (rec.ulps > thresholds[k] && (profile_.first_over[k] < 0 || position < profile_.first_over[k])) profile_.first_over[k] = position;
+      }
+    }
+  }
+
+  // Token t's exact binary64 outputs against MPFR at 160 bits (they are correctly rounded: within
+  // half a binary64 ulp).
+  void cross_check(const op_inputs& in, std::int64_t t, const std::vector<double>& exact) {
+    const op_inputs one = token_range(in, t, 1);
+    std::vector<named_tensor<mp_real>> wide;
+    {
+      mp_precision scope(160);
+      wide = run_op_tokens<mp_real>(w_.op, s_, one, call_seq_len(in.pos));
+    }
+    const auto& values = wide.at(0).value.data;
+    const std::size_t first = static_cast<std::size_t>(t) * values.size();
+    for (std::size_t k = 0; k < values.size(); ++k)
+      profile_.sample_worst_ulps = std::max(profile_.sample_worst_ulps, error_in_ulps(exact[first + k], values[k], binary64));
+    ++profile_.sample_positions;
+  }
+
+  static constexpr std::array<double, 3> thresholds{1, 10, 100};
+  const audit_request& q_;
+  const spec& s_;
+  const gate::error_model& model_;
+  const swept_op& w_;
+  audit_profile& profile_;
+  const position_set& set_;
+  const float_format& format_;
+  std::vector<double> row_;
+};
+
+}  // namespace
+
+namespace {
+
+// A request checked and read: everything the sweep needs but the implementation.
+struct checked_request {
+  spec s;
+  gate::error_model model;
+  position_set set;
+  shard part;
+  audit_setup setup;
+  swept_op op;
+};
+
+checked_request check_request(const audit_request& q) {
+  const spec s = parse_spec_any(q.spec);
+  const auto io = gate::parse_dtype(q.dtype);
+  const std::string working = gate::working_precision(io, q.working);
+  const auto model = gate::error_model::of(io, gate::parse_dtype(working), q.tolerance);
+  const position_set set = position_set::parse(q.positions);
+  const shard part = shard::parse(q.shard);
+  if (q.heads < 1 || q.heads > 4096) throw input_error(fmt::format("--heads {} is not 1 to 4096", q.heads));
+  if (q.tokens_per_call < 1 || q.tokens_per_call > (std::int64_t{1} << 20)) {
+    throw input_error(fmt::format("--tokens-per-call {} is not 1 to 2^20", q.tokens_per_call));
+  }
+  if (const auto limit = position_limit(s); limit && set.last() >= *limit) {
+    throw input_error(fmt::format("--positions '{}' reaches {}, but {} has positions below {} only", set.text(), set.last(), s.scheme(), *limit));
+  }
+  if (const auto reach = gate::drawn_position_limit(s, model, set.last()); reach < set.last()) {
+    throw input_error(fmt::format("--positions '{}' reaches {}, but {}'s scale leaves {} beyond {}", set.text(), set.last(), s.scheme(), q.dtype, reach));
+  }
+  audit_setup setup;
+  setup.spec = s.text(), setup.dtype = q.dtype, setup.working = working, setup.tolerance = q.tolerance, setup.positions = set.text();
+  setup.position_count = set.size(), setup.heads = q.heads, setup.tokens_per_call = q.tokens_per_call, setup.seed = q.seed;
+  swept_op op = swept_op_of(s, setup);
+  if (op.op != "rotate") setup.heads = 1;  // no x: one row per position
+  return {s, model, set, part, std::move(setup), std::move(op)};
+}
+
+audit_profile sweep_all(const audit_request& q, const checked_request& c, gate::implementation& impl) {
+  audit_setup setup = c.setup;
+  setup.implementation = impl.name();
+  audit_profile profile(setup);
+  sweeper sweep(q, c.s, c.model, c.op, profile, c.set);
+  const std::int64_t begin = c.part.begin(c.set.size()), end = c.part.end(c.set.size());
+  profile.assign(begin, end);
+  int failures = 0;
+  for (std::int64_t at = begin; at < end && failures < failures_before_stopping; at += q.tokens_per_call) {
+    const std::int64_t stop = std::min(end, at + q.tokens_per_call);
+    failures = sweep.sweep(impl, at, stop) ? 0 : failures + 1;
+    if (q.progress) q.progress(stop - begin, end - begin);
+  }
+  if (failures == failures_before_stopping) profile.failed_calls.push_back(fmt::format("the sweep stopped after {} failed calls in a row", failures));
+  return profile;
+}
+
+}  // namespace
+
+audit_profile run_audit(const audit_request& q) {
+  const checked_request c = check_request(q);  // before the implementation starts
+  auto impl = gate::open_implementation(q.implementation, "audit");
+  return sweep_all(q, c, *impl);
+}
+
+audit_profile run_audit(const audit_request& q, gate::implementation& impl) { return sweep_all(q, check_request(q), impl); }
+
+bool audit_passed(const audit_profile& p) {
+  const auto t = p.total();
+  return p.complete() && p.failed_calls.empty() && t.nonfinite == 0 && t.max_fraction <= 1;
+}
+
+}  // namespace pe::audit

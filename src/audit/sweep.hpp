@@ -1,0 +1,37 @@
+// `pecheck audit`'s sweep: every position of a set through an implementation, each output compared with the exact
+// binary64 reference (cross-checked against MPFR on a sample), the errors gathered into an audit_profile.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "audit/profile.hpp"
+#include "gate/implementation.hpp"
+
+namespace pe::audit {
+
+struct audit_request {
+  gate::implementation_flags implementation;
+  std::string spec, dtype = "f32", working, tolerance = "standard";
+  std::string positions = "0:4096", shard = "1/1";
+  std::int64_t tokens_per_call = 1024, heads = 8;
+  std::uint64_t seed = 20261202;
+  // Called after each call with the positions swept so far and the shard's total; may be empty.
+  std::function<void(std::int64_t, std::int64_t)> progress;
+};
+
+// The profile of the request's shard of the sweep. The op swept is the spec's one op that splits
+// by token (rotate for the RoPE family, encode for absolute encodings); x, where the op takes it,
+// is the same pseudo-random [heads, dim] row (from the seed, rounded to the I/O dtype) at every
+// position. Throws input_error for a request it cannot run (a spec with no such op, positions
+// beyond the scheme's table, a bad flag, an implementation that will not start); a call that fails
+// is recorded in the profile, its positions left uncovered, and after three in a row the sweep stops.
+audit_profile run_audit(const audit_request& q);
+// The same sweep through `impl` (q.implementation unread): the tests' own implementations.
+audit_profile run_audit(const audit_request& q, gate::implementation& impl);
+
+// Whether the profile shows an implementation within the gate's bound everywhere it was asked:
+// the whole set covered, no call failed, no element non-finite or beyond its bound.
+bool audit_passed(const audit_profile& p);
+
+}  // namespace pe::audit

@@ -1,0 +1,72 @@
+// `pecheck audit`: the sweep of src/audit over a position range, its report printed and its profile written; `audit merge` joins shards.
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "audit/report.hpp"
+#include "audit/sweep.hpp"
+#include "cli/command_support.hpp"
+#include "cli/commands.hpp"
+#include "cli/progress.hpp"
+#include "pe/error.hpp"
+
+namespace pecheck {
+namespace {
+
+// The profile in a --json file written by audit; input_error naming the file for anything wrong.
+pe::audit::audit_profile read_profile(const std::string& path) { return pe::audit::profile_from_json(read_json_file(path, path), path); }
+
+// The report on stdout, the profile to --json; exit 0 when it passed, 1 otherwise.
+int finish(const pe::audit::audit_profile& p, const std::string& json) {
+  fmt::print("{}", pe::audit::text_report(p));
+  if (!json.empty()) write_file_atomically(json, pe::audit::to_json(p).dump(1) + "\n", "--json");
+  const bool passed = pe::audit::audit_passed(p);
+  fmt::print("{}\n", passed ? "audit: PASS (every element within the gate's bound)" : "audit: FAIL");
+  return passed ? 0 : 1;
+}
+
+}  // namespace
+
+std::function<int()> add_audit_command(CLI::App& app) {
+  struct audit_cli {
+    pe::audit::audit_request request;
+    std::string json;
+    std::vector<std::string> parts;
+    std::string merged_json;
+  };
+  auto o = std::make_shared<audit_cli>();
+  auto& q = o->request;
+  auto* cmd = app.add_subcommand("audit", "measure an implementation's error at every position of a range, by position decade and frequency band");
+  add_implementation_flags(*cmd, q.implementation);
+  cmd->add_option("--spec", q.spec, "the spec to audit");
+  cmd->add_option("--dtype", q.dtype, "I/O dtype: f32, f64, f16, bf16 (default f32)");
+  cmd->add_option("--working", q.working, "the implementation's working precision: f32 or f64 (default: f32, or f64 for --dtype f64)");
+  cmd->add_option("--tolerance", q.tolerance, "the gate's bound the errors are measured against: strict, standard, loose or C");
+  cmd->add_option("--positions", q.positions, "a:b (every position a <= p < b) or log:a:b:N (N log-spaced); numbers may be 2^k (default 0:4096)");
+  cmd->add_option("--tokens-per-call", q.tokens_per_call, "positions per call of the implementation (default 1024)");
+  cmd->add_option("--heads", q.heads, "heads of x for rotate (default 8)");
+  cmd->add_option("--seed", q.seed, "seed of x");
+  cmd->add_option("--shard", q.shard, "i/n: sweep the i-th of n equal parts of the positions (merge the parts' --json with audit merge)");
+  cmd->add_option("--json", o->json, "write the profile as JSON to FILE (audit merge reads these)");
+  auto* merge = cmd->add_subcommand("merge", "join the --json profiles of an audit's shards into one report, the same as an unsharded run");
+  merge->add_option("parts", o->parts, "the shards' --json files")->required();
+  merge->add_option("--json", o->merged_json, "write the merged profile as JSON to FILE");
+  return [o, merge] {
+    if (merge->parsed()) {
+      pe::audit::audit_profile p = read_profile(o->parts.at(0));
+      for (std::size_t k = 1; k < o->parts.size(); ++k) p.merge(read_profile(o->parts[k]));
+      return finish(p, o->merged_json);
+    }
+    if (o->request.spec.empty()) throw pe::input_error("audit: --spec is required");
+    std::unique_ptr<progress_line> bar;
+    o->request.progress = [&bar](std::int64_t done, std::int64_t total) {
+      if (!bar) bar = std::make_unique<progress_line>(total, "positions");
+      bar->update(done);
+    };
+    const auto profile = pe::audit::run_audit(o->request);
+    bar.reset();
+    return finish(profile, o->json);
+  };
+}
+
+}  // namespace pecheck
