@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "audit/baseline.hpp"
 #include "audit/report.hpp"
 #include "audit/sweep.hpp"
 #include "cli/command_support.hpp"
@@ -16,12 +17,19 @@ namespace {
 // The profile in a --json file written by audit; input_error naming the file for anything wrong.
 pe::audit::audit_profile read_profile(const std::string& path) { return pe::audit::profile_from_json(read_json_file(path, path), path); }
 
-// The report on stdout, the profile to --json; exit 0 when it passed, 1 otherwise.
-int finish(const pe::audit::audit_profile& p, const std::string& json) {
+// The report on stdout, the profile to --json, the baseline compared and saved; exit 0 when it
+// passed (and did not regress), 1 otherwise.
+int finish(const pe::audit::audit_profile& p, const std::string& json, const baseline_flags& baseline) {
   fmt::print("{}", pe::audit::text_report(p));
   if (!json.empty()) write_file_atomically(json, pe::audit::to_json(p).dump(1) + "\n", "--json");
-  const bool passed = pe::audit::audit_passed(p);
-  fmt::print("{}\n", passed ? "audit: PASS (every element within the gate's bound)" : "audit: FAIL");
+  bool passed = pe::audit::audit_passed(p);
+  if (!baseline.compare.empty()) {
+    const auto v = pe::audit::compare_with_baseline(p, baseline.compare, baseline.factor);
+    fmt::print("{}", v.text(baseline.compare));
+    passed = passed && !v.regressed;
+  }
+  if (!baseline.save.empty()) write_file_atomically(baseline.save, pe::audit::baseline_text(p), "--save-baseline");
+  fmt::print("{}\n", passed ? "audit: PASS" : "audit: FAIL");
   return passed ? 0 : 1;
 }
 
@@ -33,6 +41,7 @@ std::function<int()> add_audit_command(CLI::App& app) {
     std::string json;
     std::vector<std::string> parts;
     std::string merged_json;
+    baseline_flags baseline;
   };
   auto o = std::make_shared<audit_cli>();
   auto& q = o->request;
@@ -48,16 +57,20 @@ std::function<int()> add_audit_command(CLI::App& app) {
   cmd->add_option("--seed", q.seed, "seed of x");
   cmd->add_option("--shard", q.shard, "i/n: sweep the i-th of n equal parts of the positions (merge the parts' --json with audit merge)");
   cmd->add_option("--json", o->json, "write the profile as JSON to FILE (audit merge reads these)");
+  add_baseline_flags(*cmd, o->baseline);
   auto* merge = cmd->add_subcommand("merge", "join the --json profiles of an audit's shards into one report, the same as an unsharded run");
   merge->add_option("parts", o->parts, "the shards' --json files")->required();
+  merge->fallthrough();  // --baseline and the rest are audit's options
   merge->add_option("--json", o->merged_json, "write the merged profile as JSON to FILE");
   return [o, merge] {
     if (merge->parsed()) {
       pe::audit::audit_profile p = read_profile(o->parts.at(0));
       for (std::size_t k = 1; k < o->parts.size(); ++k) p.merge(read_profile(o->parts[k]));
-      return finish(p, o->merged_json);
+      return finish(p, o->merged_json, o->baseline);
     }
     if (o->request.spec.empty()) throw pe::input_error("audit: --spec is required");
+    // A baseline that cannot be read stops the audit before it sweeps.
+    if (!o->baseline.compare.empty()) pe::gate::read_baseline(o->baseline.compare, pe::audit::audit_baseline_header);
     std::unique_ptr<progress_line> bar;
     o->request.progress = [&bar](std::int64_t done, std::int64_t total) {
       if (!bar) bar = std::make_unique<progress_line>(total, "positions");
@@ -65,7 +78,7 @@ std::function<int()> add_audit_command(CLI::App& app) {
     };
     const auto profile = pe::audit::run_audit(o->request);
     bar.reset();
-    return finish(profile, o->json);
+    return finish(profile, o->json, o->baseline);
   };
 }
 

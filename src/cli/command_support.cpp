@@ -55,4 +55,11 @@ void add_implementation_flags(CLI::App& cmd, pe::gate::implementation_flags& f) 
       ->check(CLI::Range(1, 3600000));
 }
 
+void add_baseline_flags(CLI::App& cmd, baseline_flags& f) {
+  cmd.add_option("--baseline", f.compare, "compare with a baseline saved by --save-baseline: fail (exit 1) where the run regressed");
+  cmd.add_option("--baseline-factor", f.factor, "how much a measure may grow against --baseline before it counts as a regression (default 2)")
+      ->check(CLI::Range(1.0, 1e6));
+  cmd.add_option("--save-baseline", f.save, "write this run's baseline (small diffable text) to FILE");
+}
+
 }  // namespace pecheck

@@ -25,4 +25,11 @@ nlohmann::json read_json_file(const std::string& path, const std::string& label)
 // most, --isolation for --impl, --timeout-ms, --start-timeout-ms), read into f.
 void add_implementation_flags(CLI::App& cmd, pe::gate::implementation_flags& f);
 
+// --baseline FILE, --baseline-factor X (above 1) and --save-baseline FILE, as gate and audit take them.
+struct baseline_flags {
+  std::string compare, save;
+  double factor = 2;
+};
+void add_baseline_flags(CLI::App& cmd, baseline_flags& f);
+
 }  // namespace pecheck

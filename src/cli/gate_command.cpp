@@ -7,6 +7,7 @@
 
 #include "cli/command_support.hpp"
 #include "cli/commands.hpp"
+#include "gate/gate_baseline.hpp"
 #include "gate/report_printers.hpp"
 #include "gate/run.hpp"
 
@@ -16,6 +17,7 @@ std::function<int()> add_gate_command(CLI::App& app) {
   struct gate_cli {
     pe::gate::run_request request;
     std::string json, junit;
+    baseline_flags baseline;
   };
   auto o = std::make_shared<gate_cli>();
   auto& q = o->request;
@@ -33,6 +35,7 @@ std::function<int()> add_gate_command(CLI::App& app) {
   cmd->add_option("--golden-scope", q.golden_scope,
                   "scheme: every golden file of the spec's scheme (default); spec: only the files of the spec itself; none: no golden check")
       ->check(CLI::IsMember({"scheme", "spec", "none"}));
+  add_baseline_flags(*cmd, o->baseline);
   cmd->add_option("--json", o->json, "write the results as JSON to FILE");
   cmd->add_option("--junit", o->junit, "write the results as JUnit XML to FILE (for CI dashboards)");
   return [o] {
@@ -43,6 +46,8 @@ std::function<int()> add_gate_command(CLI::App& app) {
         std::fflush(stderr);
       };
     }
+    o->request.baseline = o->baseline.compare;
+    o->request.baseline_factor = o->baseline.factor;
     const auto report = pe::gate::run(o->request);
     if (isatty(2)) fmt::print(stderr, "\r{:40}\r", "");  // clear the progress line
     // The files between the results and the verdict: one that cannot be written stops the command
@@ -50,6 +55,7 @@ std::function<int()> add_gate_command(CLI::App& app) {
     fmt::print("{}", pe::gate::text_results(report));
     if (!o->json.empty()) write_file_atomically(o->json, pe::gate::json_report(report), "--json");
     if (!o->junit.empty()) write_file_atomically(o->junit, pe::gate::junit_report(report), "--junit");
+    if (!o->baseline.save.empty()) write_file_atomically(o->baseline.save, pe::gate::gate_baseline_text(report), "--save-baseline");
     fmt::print("{}", pe::gate::text_summary(report));
     return report.exit_status();
   };

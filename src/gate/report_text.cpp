@@ -42,6 +42,7 @@ std::string text_summary(const gate_report& report) {
     out += fmt::format("bench: {:.3f} s for {} spec(s) ({:.3f} s per spec); baseline (the in-process reference, same checks) {:.3f} s; ratio {:.2f}\n",
                        wall, report.specs.size(), wall / static_cast<double>(report.specs.size()), base, base > 0 ? wall / base : 0.0);
   }
+  if (report.baseline) out += report.baseline->text(report.baseline_path);
   return out + fmt::format("gate: {}\n", report.failed ? "FAIL" : "PASS");
 }
 

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "gate/gate_baseline.hpp"
 #include "gate/tolerance.hpp"
 #include "golden/golden_file.hpp"
 #include "pe/error.hpp"
@@ -59,6 +60,7 @@ gate_report run(const run_request& q) {
   report.tolerance = q.tolerance;
   const auto model = error_model::of(io, parse_dtype(report.working), q.tolerance);
   for (const auto& text : q.specs) report.specs.push_back(parse_spec_any(text).text());
+  if (!q.baseline.empty()) read_baseline(q.baseline, gate_baseline_header);  // a bad file stops the run before it starts
   auto impl = open_implementation(q.implementation, "gate");
   report.implementation = impl->name();
   const std::string impl_flag = q.implementation.text();
@@ -72,6 +74,11 @@ gate_report run(const run_request& q) {
     bool any_pass = false;
     for (const auto& r : report.results) any_pass = any_pass || (r.spec == spec && r.result == verdict::pass);
     if (!any_pass) report.unchecked.push_back(spec), report.failed = true;
+  }
+  if (!q.baseline.empty()) {
+    report.baseline = compare_gate_baseline(report, q.baseline, q.baseline_factor);
+    report.baseline_path = q.baseline;
+    report.failed = report.failed || report.baseline->regressed;
   }
   if (q.bench) {
     // The baseline, measured in the same run: the same checks, cases and seed on pecheck's own

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gate/baseline_file.hpp"
 #include "gate/checks.hpp"
 
 namespace pe::gate {
@@ -18,6 +19,8 @@ struct run_request {
   std::string dtype = "f32", working, tolerance = "standard", golden = "golden", golden_scope = "scheme";
   std::int64_t max_pos = std::int64_t{1} << 20;
   int cases = 100;
+  std::string baseline;         // --baseline FILE: compare with a saved run ("" for none)
+  double baseline_factor = 2;   // --baseline-factor
   std::uint64_t seed = 20261129;
   // Called as cases run (check name, cases so far, cases planned or 0); may be empty.
   std::function<void(const std::string&, int, int)> progress;
@@ -36,6 +39,8 @@ struct gate_report {
   std::vector<std::string> unchecked;          // specs on which nothing passed
   std::vector<std::string> notes;              // the implementation's notes (implementation::notes)
   std::optional<bench_timing> bench;
+  std::optional<baseline_verdict> baseline;    // against --baseline
+  std::string baseline_path;
   bool failed = false;                         // a FAIL, or a spec on which nothing passed
   int exit_status() const { return failed ? 1 : 0; }
 };
