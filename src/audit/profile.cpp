@@ -13,16 +13,7 @@
 namespace pe::audit {
 namespace {
 
-constexpr double rms_cap_ulps = 0x1p32;  // squares above it would not fit the 128-bit sum
-constexpr double square_unit = 0x1p-20;  // the sum's resolution in ulps^2
-
-// Whether a is worse than b by value (larger; ties to the earlier element).
-bool worse(const element_record& a, double va, const element_record& b, double vb) {
-  if (b.empty()) return !a.empty();
-  if (a.empty()) return false;
-  if (va != vb) return va > vb || (std::isnan(va) && !std::isnan(vb));
-  return std::tie(a.position, a.head, a.index) < std::tie(b.position, b.head, b.index);
-}
+constexpr double square_unit = 0x1p-20;  // the sum's unit in ulps^2 (bucket_stats::add)
 
 // JSON has no Inf or NaN: those numbers are written as the strings "inf", "-inf", "nan".
 nlohmann::json number(double v) {
@@ -78,35 +69,11 @@ struct reader {
 
 }  // namespace
 
-int ulp_histogram::bin_of(double ulps) {
-  if (ulps == 0) return 0;
-  if (!(ulps < std::ldexp(1.0, highest_octave))) return bins - 1;  // also NaN and +Inf
-  if (ulps < std::ldexp(1.0, lowest_octave)) return 1;
-  int e = 0;
-  const double m = std::frexp(ulps, &e);  // ulps = m 2^e, m in [1/2, 1)
-  const int eighth = static_cast<int>((m * 2 - 1) * per_octave);  // exact: m * 2 - 1 is in [0, 1)
-  return 1 + (e - 1 - lowest_octave) * per_octave + eighth;
-}
-
 double ulp_histogram::upper_edge(int bin) {
   if (bin == 0) return 0;
   if (bin >= bins - 1) return std::numeric_limits<double>::infinity();
   const int k = bin - 1;
   return std::ldexp(1.0 + (k % per_octave + 1) / static_cast<double>(per_octave), lowest_octave + k / per_octave);
-}
-
-void bucket_stats::add(const element_record& e) {
-  ++count;
-  const bool finite = std::isfinite(e.ulps);
-  if (!finite) ++nonfinite;
-  else {
-    // The square in units of 2^-20, rounded to an integer (below 2^84: exact in 128 bits).
-    const double capped = std::min(e.ulps, rms_cap_ulps);
-    sum_squares += static_cast<unsigned __int128>(std::nearbyint(capped * capped / square_unit));
-  }
-  ++histogram.counts[static_cast<std::size_t>(ulp_histogram::bin_of(e.ulps))];
-  if (worse(e, e.ulps, worst_ulps, worst_ulps.ulps)) worst_ulps = e, max_ulps = e.ulps;
-  if (worse(e, e.fraction, worst_fraction, worst_fraction.fraction)) worst_fraction = e, max_fraction = e.fraction;
 }
 
 void bucket_stats::merge(const bucket_stats& o) {
@@ -132,6 +99,13 @@ double bucket_stats::p99_ulps() const {
     if (seen >= needed) return ulp_histogram::upper_edge(b);
   }
   return std::numeric_limits<double>::infinity();
+}
+
+bool worse(const element_record& a, double va, const element_record& b, double vb) {
+  if (b.empty()) return !a.empty();
+  if (a.empty()) return false;
+  if (va != vb) return va > vb || (std::isnan(va) && !std::isnan(vb));
+  return std::tie(a.position, a.head, a.index) < std::tie(b.position, b.head, b.index);
 }
 
 int decade_of(std::int64_t position) {

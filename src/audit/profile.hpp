@@ -1,7 +1,10 @@
 // What an audit measured, in a form that merges exactly: per (position decade, frequency band) bucket, the
 // count, max, RMS and histogram of the errors in ulps, their worst elements, and where errors first passed 1, 10, 100 ulps.
 #pragma once
+#include <algorithm>
 #include <array>
+#include <bit>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -25,22 +28,76 @@ struct element_record {
 struct ulp_histogram {
   static constexpr int lowest_octave = -32, highest_octave = 40, per_octave = 8;
   static constexpr int bins = 2 + (highest_octave - lowest_octave) * per_octave;
-  static int bin_of(double ulps);
+  static int bin_of(double ulps) {
+    if (ulps == 0) return 0;
+    if (!(ulps < 0x1p40)) return bins - 1;  // also NaN and +Inf
+    if (ulps < 0x1p-32) return 1;
+    // A normal double in [2^-32, 2^40): its biased exponent and the top three bits of its
+    // significand name the octave and the eighth within it.
+    const auto bits = std::bit_cast<std::uint64_t>(ulps);
+    const int octave = static_cast<int>(bits >> 52) - 1023, eighth = static_cast<int>((bits >> 49) & 7);
+    return 1 + (octave - lowest_octave) * per_octave + eighth;
+  }
   static double upper_edge(int bin);  // the bin's largest value (+Inf for the last)
   std::array<std::uint64_t, bins> counts{};
 };
+
+// Whether element a is worse than b by their values va, vb (larger; ties to the earlier element).
+bool worse(const element_record& a, double va, const element_record& b, double vb);
 
 // The errors of one bucket's elements.
 struct bucket_stats {
   std::uint64_t count = 0, nonfinite = 0;  // elements; those whose output was not finite (or should have been)
   double max_ulps = 0, max_fraction = 0;
-  // Sum of squared ulps (each capped at 2^32 ulps) in units of 2^-20, rounded per element: an
-  // integer, so that sums over shards equal the sum over the whole sweep bit for bit.
+  // Sum of squared ulps, each error first rounded to a multiple of 2^-10 ulp and capped at 2^32
+  // ulps: an integer in units of 2^-20 ulp^2, so that sums over shards equal the sum over the
+  // whole sweep bit for bit.
   unsigned __int128 sum_squares = 0;
   element_record worst_ulps, worst_fraction;  // ties go to the earlier element (position, head, index)
   ulp_histogram histogram;
 
-  void add(const element_record& e);
+  // An element in any order.
+  void add(const element_record& e) {
+    count_in(e.ulps);
+    if (worse(e, e.ulps, worst_ulps, worst_ulps.ulps)) worst_ulps = e, max_ulps = e.ulps;
+    if (worse(e, e.fraction, worst_fraction, worst_fraction.fraction)) worst_fraction = e, max_fraction = e.fraction;
+  }
+  // The sweep's hot path, for elements that come in increasing (position, head, index) order (a tie
+  // then keeps the earlier one): the error in ulps and as a fraction of the bound, and `record()`
+  // to make the element's record, called only where it is a new worst.
+  template <class Record>
+  void add_in_order(double ulps, double fraction, const Record& record) {
+    count_in(ulps);
+    const bool first = worst_ulps.empty();
+    if (first || ulps > max_ulps || (std::isnan(ulps) && !std::isnan(max_ulps))) worst_ulps = record(), max_ulps = ulps;
+    if (first || fraction > max_fraction || (std::isnan(fraction) && !std::isnan(max_fraction))) worst_fraction = record(), max_fraction = fraction;
+  }
+  // add_in_order for a finite error `err` whose ulps are err * per_unit and whose bound is `bound`:
+  // the fraction err / bound is divided out only where it may be a new worst (a multiply first,
+  // with a margin for its rounding, so the worst found is the same as dividing every time).
+  template <class Record>
+  void add_error_in_order(double err, double per_unit, double bound, const Record& record) {
+    const double ulps = err * per_unit;
+    count_in(ulps);
+    const bool first = worst_ulps.empty();
+    if (first || ulps > max_ulps) worst_ulps = record(ulps, fraction_of(err, bound)), max_ulps = ulps;
+    if (first || err > max_fraction * bound * (1 - 0x1p-50)) {
+      const double fraction = fraction_of(err, bound);
+      if (first || fraction > max_fraction) worst_fraction = record(ulps, fraction), max_fraction = fraction;
+    }
+  }
+  static double fraction_of(double err, double bound) { return bound > 0 ? err / bound : (err > 0 ? INFINITY : 0); }
+  // count, nonfinite, sum_squares and the histogram.
+  void count_in(double ulps) {
+    ++count;
+    if (std::isfinite(ulps)) {
+      const auto fixed = static_cast<std::uint64_t>(std::min(ulps, 0x1p32) * 0x1p10 + 0.5);  // below 2^42
+      sum_squares += static_cast<unsigned __int128>(fixed) * fixed;
+    } else {
+      ++nonfinite;
+    }
+    ++histogram.counts[static_cast<std::size_t>(ulp_histogram::bin_of(ulps))];
+  }
   void merge(const bucket_stats& other);
   double rms_ulps() const;  // over the finite errors
   double p99_ulps() const;  // the upper edge of the bin holding the 99th percentile (within 1/8 octave)

@@ -1,6 +1,8 @@
 // The audit's sweep (see sweep.hpp): chunks of positions through the implementation, compared with the exact reference.
 #include "audit/sweep.hpp"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -12,6 +14,7 @@
 #include "gate/tolerance.hpp"
 #include "pe/error.hpp"
 #include "pe/op_chunks.hpp"
+#include "pe/parallel.hpp"
 #include "pe/ops.hpp"
 #include "pe/scheme.hpp"
 #include "pe/schemes/rope.hpp"
@@ -97,6 +100,13 @@ class sweeper {
   sweeper(const audit_request& q, const spec& s, const gate::error_model& m, const swept_op& w, audit_profile& p, const position_set& set)
       : q_(q), s_(s), model_(m), w_(w), profile_(p), set_(set), format_(gate::dtype_format(m.io)) {
     if (w_.op == "rotate") row_ = pseudo_random_row(q.seed, q.heads * w.width, m.io);
+    partial_.assign(static_cast<std::size_t>(worker_threads()), audit_profile(p.setup));
+  }
+
+  // The workers' measurements, merged into the profile.
+  void finish() {
+    for (const auto& part : partial_) profile_.merge(part);
+    partial_.clear();
   }
 
   // The call for indices [begin, end) of the set; false when it failed.
@@ -128,29 +138,44 @@ class sweeper {
   // Every element of the call's one output against the exact one, into its bucket.
   void compare(std::int64_t begin, std::int64_t tokens, const std::vector<double>& got, const std::vector<double>& exact, const std::vector<double>& bound) {
     const std::int64_t width = w_.width, rows = static_cast<std::int64_t>(exact.size()) / width, per_token = rows / tokens;
-    for (std::int64_t r = 0; r < rows; ++r) {
+    // Rows split across the worker threads, each gathering into a profile of its own: the profiles
+    // merge exactly, so the result does not depend on the split.
+    parallel_ranges(rows, std::max<std::int64_t>(1, 8192 / width), [&](std::int64_t first_row, std::int64_t end_row, int worker) {
+      compare_rows(begin, first_row, end_row, per_token, got, exact, bound, partial_[static_cast<std::size_t>(worker)]);
+    });
+  }
+
+  // compare's rows [first_row, end_row) into `into`.
+  void compare_rows(std::int64_t begin, std::int64_t first_row, std::int64_t end_row, std::int64_t per_token, const std::vector<double>& got,
+                    const std::vector<double>& exact, const std::vector<double>& bound, audit_profile& into) const {
+    const std::int64_t width = w_.width;
+    for (std::int64_t r = first_row; r < end_row; ++r) {
       const std::int64_t position = set_.at(begin + r / per_token);
       const int decade = decade_of(position);
       // Errors in ulps of the row's scale, its largest exact value: a rotation turns a pair's
       // value through 0, where ulps at the element itself would mean nothing (as the gate does).
       double scale = 0;
       for (std::int64_t i = 0; i < width; ++i) scale = std::max(scale, std::abs(exact[static_cast<std::size_t>(r * width + i)]));
-      const double unit = ulp_in_format(std::isfinite(scale) ? scale : 0.0, format_);
+      const double per_unit = 1 / ulp_in_format(std::isfinite(scale) ? scale : 0.0, format_);  // a power of 2: exact
+      bucket_stats* const row_buckets = &into.bucket(decade, 0);
+      const std::int64_t head = r % per_token;
       for (std::int64_t i = 0; i < width; ++i) {
         const auto e = static_cast<std::size_t>(r * width + i);
-        element_record rec{position, r % per_token, i, got[e], exact[e], bound[e]};
-        if (!std::isfinite(got[e]) || !std::isfinite(exact[e])) {
-          // Where the exact value leaves the dtype, its correctly rounded infinity is the only right answer.
-          const bool right = got[e] == round_to_format(exact[e], format_);
-          rec.ulps = rec.fraction = right ? 0 : std::numeric_limits<double>::infinity();
-        } else {
+        bucket_stats& into_bucket = row_buckets[w_.band_of[static_cast<std::size_t>(i)]];
+        const auto record = [&](double ulps, double fraction) { return element_record{position, head, i, got[e], exact[e], bound[e], ulps, fraction}; };
+        double ulps = 0;
+        if (std::isfinite(got[e]) && std::isfinite(exact[e])) {
           const double err = std::abs(got[e] - exact[e]);
-          rec.ulps = err / unit;
-          rec.fraction = bound[e] > 0 ? err / bound[e] : (err > 0 ? std::numeric_limits<double>::infinity() : 0);
+          into_bucket.add_error_in_order(err, per_unit, bound[e], record);
+          ulps = err * per_unit;
+        } else {
+          // Where the exact value leaves the dtype, its correctly rounded infinity is the only right answer.
+          ulps = got[e] == round_to_format(exact[e], format_) ? 0 : std::numeric_limits<double>::infinity();
+          into_bucket.add_in_order(ulps, ulps, [&] { return record(ulps, ulps); });
         }
-        profile_.bucket(decade, w_.band_of[static_cast<std::size_t>(i)]).add(rec);
-        for (std::size_t k = 0; k < thresholds.size(); ++k)
-          if (rec.ulps > thresholds[k] && (profile_.first_over[k] < 0 || position < profile_.first_over[k])) profile_.first_over[k] = position;
+        if (!(ulps <= thresholds[0]))
+          for (std::size_t k = 0; k < thresholds.size(); ++k)
+            if (!(ulps <= thresholds[k]) && (into.first_over[k] < 0 || position < into.first_over[k])) into.first_over[k] = position;
       }
     }
   }
@@ -180,6 +205,7 @@ class sweeper {
   const position_set& set_;
   const float_format& format_;
   std::vector<double> row_;
+  std::vector<audit_profile> partial_;  // one per worker thread
 };
 
 }  // namespace
@@ -234,6 +260,7 @@ audit_profile sweep_all(const audit_request& q, const checked_request& c, gate::
     failures = sweep.sweep(impl, at, stop) ? 0 : failures + 1;
     if (q.progress) q.progress(stop - begin, end - begin);
   }
+  sweep.finish();
   if (failures == failures_before_stopping) profile.failed_calls.push_back(fmt::format("the sweep stopped after {} failed calls in a row", failures));
   return profile;
 }
@@ -242,6 +269,10 @@ audit_profile sweep_all(const audit_request& q, const checked_request& c, gate::
 
 audit_profile run_audit(const audit_request& q) {
   const checked_request c = check_request(q);  // before the implementation starts
+  // Each call allocates tens of MiB and frees them: kept by malloc instead of given back to the
+  // system and faulted in afresh (page faults had been a quarter of an audit's time).
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   auto impl = gate::open_implementation(q.implementation, "audit");
   return sweep_all(q, c, *impl);
 }
