@@ -131,7 +131,7 @@ struct audit_profile {
   std::vector<bucket_stats> buckets;  // decade d, band b at d * band_count + b
   // The first position with an error above 1, 10 and 100 ulps (-1: none).
   std::array<std::int64_t, 3> first_over{-1, -1, -1};
-  std::vector<std::string> failed_calls;  // "positions a..b: status: message", in position order
+  std::vector<std::string> failed_calls;  // "positions a..b: status: message", sorted as text (merged parts agree)
   // The binary64 reference against MPFR on a sample of positions: how many, and the worst error
   // in binary64 ulps (at most 1/2: it is correctly rounded).
   std::int64_t sample_positions = 0;

@@ -109,8 +109,9 @@ class sweeper {
     partial_.clear();
   }
 
-  // The call for indices [begin, end) of the set; false when it failed.
-  bool sweep(gate::implementation& impl, std::int64_t begin, std::int64_t end) {
+  // The call for indices [begin, end) of the set; its status (the sweep goes on after a failure,
+  // and stops at an unsupported call: the others would be too).
+  gate::call_status sweep(gate::implementation& impl, std::int64_t begin, std::int64_t end) {
     const std::int64_t tokens = end - begin;
     op_inputs in;
     in.pos_axes = w_.axes;
@@ -123,15 +124,32 @@ class sweeper {
     const auto got = impl.run(w_.op, s_.text(), gate::io_inputs(w_.op, s_, in, model_.io), gate::output_templates(w_.op, s_, in, model_.io));
     if (got.status != gate::call_status::ok) {
       profile_.failed_calls.push_back(fmt::format("positions {}..{}: {}: {}", set_.at(begin), set_.at(end - 1), gate::status_name(got.status), got.message));
-      return false;
+      return got.status;
     }
     const auto exact = run_op<double>(w_.op, s_, in);
-    const auto bounds = gate::output_bounds(model_, w_.op, s_, in, exact);
-    compare(begin, tokens, gate::as_doubles(got.outputs.at(0)).data, exact.at(0).value.data, bounds.at(0));
+    const auto& output = got.outputs.at(0);
+    std::vector<double> values(static_cast<std::size_t>(output.elements())), bounds(values.size());
+    const std::int64_t per_token = static_cast<std::int64_t>(values.size()) / tokens;
+    const bool bounds_by_part = !reads_call_length(s_);  // else a part's length would change the plan
+    if (!bounds_by_part) bounds = gate::output_bounds(model_, w_.op, s_, in, exact).at(0);
+    // The outputs as doubles and (where a part of the call has the call's plan) their bounds, a
+    // range of tokens per worker thread.
+    parallel_ranges(tokens, std::max<std::int64_t>(1, 8192 / per_token), [&](std::int64_t t0, std::int64_t t1, int) {
+      for (std::int64_t e = t0 * per_token; e < t1 * per_token; ++e) values[static_cast<std::size_t>(e)] = output.at(e);
+      if (!bounds_by_part) return;
+      const op_inputs part = token_range(in, t0, t1 - t0);
+      const auto& all = exact.at(0).value;
+      tensor<double> rows(all.shape);
+      rows.shape[0] = t1 - t0;
+      rows.data.assign(all.data.begin() + t0 * per_token, all.data.begin() + t1 * per_token);
+      const auto part_bounds = gate::output_bounds(model_, w_.op, s_, part, {{exact.at(0).name, std::move(rows)}}).at(0);
+      std::copy(part_bounds.begin(), part_bounds.end(), bounds.begin() + t0 * per_token);
+    });
+    compare(begin, tokens, values, exact.at(0).value.data, bounds);
     for (std::int64_t t = 0; t < tokens; ++t)
       if (sampled(begin + t, set_.size())) cross_check(in, t, exact.at(0).value.data);
     profile_.cover(begin, end);
-    return true;
+    return gate::call_status::ok;
   }
 
  private:
@@ -255,13 +273,18 @@ audit_profile sweep_all(const audit_request& q, const checked_request& c, gate::
   const std::int64_t begin = c.part.begin(c.set.size()), end = c.part.end(c.set.size());
   profile.assign(begin, end);
   int failures = 0;
-  for (std::int64_t at = begin; at < end && failures < failures_before_stopping; at += q.tokens_per_call) {
+  bool unsupported = false;
+  for (std::int64_t at = begin; at < end && failures < failures_before_stopping && !unsupported; at += q.tokens_per_call) {
     const std::int64_t stop = std::min(end, at + q.tokens_per_call);
-    failures = sweep.sweep(impl, at, stop) ? 0 : failures + 1;
+    const auto status = sweep.sweep(impl, at, stop);
+    failures = status == gate::call_status::ok ? 0 : failures + 1;
+    unsupported = status == gate::call_status::unsupported;
     if (q.progress) q.progress(stop - begin, end - begin);
   }
   sweep.finish();
-  if (failures == failures_before_stopping) profile.failed_calls.push_back(fmt::format("the sweep stopped after {} failed calls in a row", failures));
+  if (unsupported) profile.failed_calls.push_back("the sweep stopped: the implementation does not support this op on this spec");
+  else if (failures == failures_before_stopping) profile.failed_calls.push_back(fmt::format("the sweep stopped after {} failed calls in a row", failures));
+  std::sort(profile.failed_calls.begin(), profile.failed_calls.end());  // in the order merged parts have
   return profile;
 }
 
