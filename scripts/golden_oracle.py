@@ -1284,6 +1284,35 @@ def check_file(path, rel, tol, expect_cases):
     return res
 
 
+def roformer_decay_bound(d, base, r):
+    """RoFormer's long-term decay bound (1/(d/2)) sum_(j=1..d/2) |S_j|, S_j = sum_(k<j) e^(i r theta_k),
+    theta_k = base^(-2k/d), written from the paper's section 3.4.3."""
+    re = im = total = mpf(0)
+    for k in range(d // 2):
+        angle = r * mpf(base) ** (-mpf(2 * k) / d)
+        re += mp.cos(angle)
+        im += mp.sin(angle)
+        total += mp.sqrt(re * re + im * im)
+    return total / (d // 2)
+
+
+def check_decay_table(path, tol):
+    """Each 'distance value' line of figures/roformer_decay.txt (d = 128, base = 10^4) against the
+    bound recomputed here: (values checked, values that disagree)."""
+    values = bad = 0
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            r, stored = line.split()
+            oracle = roformer_decay_bound(128, 10000, int(r))
+            values += 1
+            if abs(mpf(stored) - oracle) > tol * abs(oracle):
+                bad += 1
+                print("DIFF  %s  distance=%s  stored=%s  oracle=%s" % (path, r, stored, mp.nstr(oracle, 45)))
+    return values, bad
+
+
 def main(argv):
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description="Recompute pecheck's golden values with mpmath.")
@@ -1336,6 +1365,17 @@ def main(argv):
             status = max(status, 1)
         else:
             print("ok  %s  %d values" % (shown, res.values))
+    decay = os.path.join(gdir, "figures", "roformer_decay.txt")
+    try:
+        values, bad = check_decay_table(decay, tol)
+        nvalues += values
+        nbad += bad
+        print("%s  %s  %d values" % ("FAIL" if bad else "ok", decay, values))
+        if bad or values == 0:
+            status = max(status, 1)
+    except (OSError, ValueError) as e:
+        print("ERROR  %s  %s" % (decay, e))
+        status = 2
     errors = len(listed) - nfiles
     print("golden_oracle: %d of %d files checked, %d values, %d disagree, %d file errors "
           "(tolerance %g, %d-bit mpmath) -> %s"

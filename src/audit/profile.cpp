@@ -29,6 +29,9 @@ double number_of(const nlohmann::json& j, const std::string& where) {
   throw input_error(fmt::format("{}: not a number", where));
 }
 
+// A 128-bit sum as [high, low] 64-bit words.
+nlohmann::json words(unsigned __int128 v) { return {static_cast<std::uint64_t>(v >> 64), static_cast<std::uint64_t>(v)}; }
+
 nlohmann::json record_json(const element_record& e) {
   if (e.empty()) return nullptr;
   return {{"position", e.position}, {"head", e.head}, {"index", e.index}, {"got", number(e.got)}, {"exact", number(e.exact)},
@@ -57,6 +60,20 @@ struct reader {
   double real(const nlohmann::json& j, const char* key, const std::string& path) const {
     return number_of(at(j, key, path), fmt::format("{}: {}.{}", where, path, key));
   }
+  // The counts every tally has: count, nonfinite and sum_squares (as [high, low] 64-bit words).
+  template <class Tally>
+  void counts(const nlohmann::json& j, const std::string& path, Tally& t) const {
+    t.count = get<std::uint64_t>(j, "count", path), t.nonfinite = get<std::uint64_t>(j, "nonfinite", path);
+    const auto sq = get<std::array<std::uint64_t, 2>>(j, "sum_squares", path);
+    t.sum_squares = (static_cast<unsigned __int128>(sq[0]) << 64) | sq[1];
+  }
+  // The array `key` of j, each element with its path.
+  template <class Each>
+  void each(const nlohmann::json& j, const char* key, const Each& visit) const {
+    const auto& items = at(j, key, "");
+    if (!items.is_array()) throw input_error(fmt::format("{}: .{} is not an array", where, key));
+    for (std::size_t i = 0; i < items.size(); ++i) visit(items[i], fmt::format(".{}[{}]", key, i));
+  }
   element_record record(const nlohmann::json& j, const std::string& path) const {
     element_record e;
     if (j.is_null()) return e;
@@ -83,10 +100,18 @@ void bucket_stats::merge(const bucket_stats& o) {
   if (worse(o.worst_fraction, o.worst_fraction.fraction, worst_fraction, worst_fraction.fraction)) worst_fraction = o.worst_fraction, max_fraction = o.max_fraction;
 }
 
-double bucket_stats::rms_ulps() const {
-  const std::uint64_t finite = count - nonfinite;
+double rms_of(unsigned __int128 sum_squares, std::uint64_t finite) {
   if (finite == 0) return 0;
   return std::sqrt(static_cast<double>(sum_squares) * square_unit / static_cast<double>(finite));
+}
+double bucket_stats::rms_ulps() const { return rms_of(sum_squares, count - nonfinite); }
+
+void octave_stats::merge(const octave_stats& o) {
+  count += o.count, nonfinite += o.nonfinite, sum_squares += o.sum_squares;
+  max_ulps = std::max(max_ulps, o.max_ulps), max_bound_ulps = std::max(max_bound_ulps, o.max_bound_ulps);
+}
+int octave_of(std::int64_t position) {
+  return position <= 0 ? 0 : 64 - std::countl_zero(static_cast<std::uint64_t>(position));  // 1 for p = 1, k for [2^(k-1), 2^k)
 }
 
 double bucket_stats::p99_ulps() const {
@@ -160,6 +185,7 @@ void audit_profile::merge(const audit_profile& o) {
   for (const auto& r : o.assigned) assign(r.first, r.second);
   for (const auto& r : o.coverage) cover(r.first, r.second);
   for (std::size_t b = 0; b < buckets.size(); ++b) buckets[b].merge(o.buckets[b]);
+  for (std::size_t k = 0; k < octaves.size(); ++k) octaves[k].merge(o.octaves[k]);
   for (std::size_t k = 0; k < first_over.size(); ++k)
     if (o.first_over[k] >= 0 && (first_over[k] < 0 || o.first_over[k] < first_over[k])) first_over[k] = o.first_over[k];
   failed_calls.insert(failed_calls.end(), o.failed_calls.begin(), o.failed_calls.end());
@@ -206,7 +232,7 @@ nlohmann::json to_json(const audit_profile& p) {
                          {"band", b},
                          {"count", st.count},
                          {"nonfinite", st.nonfinite},
-                         {"sum_squares", {static_cast<std::uint64_t>(st.sum_squares >> 64), static_cast<std::uint64_t>(st.sum_squares)}},
+                         {"sum_squares", words(st.sum_squares)},
                          {"max_ulps", number(st.max_ulps)},
                          {"rms_ulps", number(st.rms_ulps())},
                          {"p99_ulps", number(st.p99_ulps())},
@@ -216,6 +242,18 @@ nlohmann::json to_json(const audit_profile& p) {
                          {"histogram", histogram}});
     }
   j["buckets"] = buckets;
+  nlohmann::json octaves = nlohmann::json::array();
+  for (int k = 0; k < octave_count; ++k) {
+    const auto& o = p.octaves[static_cast<std::size_t>(k)];
+    if (o.count == 0) continue;
+    octaves.push_back({{"octave", k},
+                       {"count", o.count},
+                       {"nonfinite", o.nonfinite},
+                       {"sum_squares", words(o.sum_squares)},
+                       {"max_ulps", number(o.max_ulps)},
+                       {"max_bound_ulps", number(o.max_bound_ulps)}});
+  }
+  j["octaves"] = octaves;
   j["first_over"] = {{"1", p.first_over[0]}, {"10", p.first_over[1]}, {"100", p.first_over[2]}};
   j["failed_calls"] = p.failed_calls;
   j["mpfr_sample"] = {{"positions", p.sample_positions}, {"worst_ulps", number(p.sample_worst_ulps)}};
@@ -244,18 +282,12 @@ audit_profile profile_from_json(const nlohmann::json& j, const std::string& wher
       if (field[0] == 'a') p.assign(c.first, c.second);
       else p.cover(c.first, c.second);
     }
-  const auto& buckets = r.at(j, "buckets", "");
-  if (!buckets.is_array()) throw input_error(fmt::format("{}: .buckets is not an array", where));
-  for (std::size_t i = 0; i < buckets.size(); ++i) {
-    const auto& b = buckets[i];
-    const std::string path = fmt::format(".buckets[{}]", i);
+  r.each(j, "buckets", [&](const nlohmann::json& b, const std::string& path) {
     const int d = r.get<int>(b, "decade", path);
     const auto band = r.get<std::int64_t>(b, "band", path);
     if (d < 0 || d >= decade_count || band < 0 || band >= p.setup.band_count()) throw input_error(fmt::format("{}: {} names no bucket", where, path));
     auto& st = p.bucket(d, band);
-    st.count = r.get<std::uint64_t>(b, "count", path), st.nonfinite = r.get<std::uint64_t>(b, "nonfinite", path);
-    const auto sq = r.get<std::array<std::uint64_t, 2>>(b, "sum_squares", path);
-    st.sum_squares = (static_cast<unsigned __int128>(sq[0]) << 64) | sq[1];
+    r.counts(b, path, st);
     st.max_ulps = r.real(b, "max_ulps", path), st.max_fraction = r.real(b, "max_fraction", path);
     st.worst_ulps = r.record(r.at(b, "worst_ulps", path), path + ".worst_ulps");
     st.worst_fraction = r.record(r.at(b, "worst_fraction", path), path + ".worst_fraction");
@@ -263,7 +295,14 @@ audit_profile profile_from_json(const nlohmann::json& j, const std::string& wher
       if (bin < 0 || bin >= ulp_histogram::bins) throw input_error(fmt::format("{}: {}.histogram has bin {}", where, path, bin));
       st.histogram.counts[static_cast<std::size_t>(bin)] = n;
     }
-  }
+  });
+  r.each(j, "octaves", [&](const nlohmann::json& o, const std::string& path) {
+    const int k = r.get<int>(o, "octave", path);
+    if (k < 0 || k >= octave_count) throw input_error(fmt::format("{}: {} names no octave", where, path));
+    auto& st = p.octaves[static_cast<std::size_t>(k)];
+    r.counts(o, path, st);
+    st.max_ulps = r.real(o, "max_ulps", path), st.max_bound_ulps = r.real(o, "max_bound_ulps", path);
+  });
   const auto& over = r.at(j, "first_over", "");
   p.first_over = {r.get<std::int64_t>(over, "1", ".first_over"), r.get<std::int64_t>(over, "10", ".first_over"), r.get<std::int64_t>(over, "100", ".first_over")};
   p.failed_calls = r.get<std::vector<std::string>>(j, "failed_calls", "");

@@ -23,6 +23,16 @@ struct element_record {
   bool empty() const { return position < 0; }
 };
 
+// The squared-error sum's term for an error in ulps: the error rounded to a multiple of 2^-10 ulp
+// (capped at 2^32 ulps) squared, an integer in units of 2^-20 ulp^2, so that sums over shards
+// equal the sum over the whole sweep bit for bit.
+inline unsigned __int128 squared_units(double ulps) {
+  const auto fixed = static_cast<std::uint64_t>(std::min(ulps, 0x1p32) * 0x1p10 + 0.5);  // below 2^42
+  return static_cast<unsigned __int128>(fixed) * fixed;
+}
+// The RMS in ulps of `finite` errors whose squared_units add up to sum_squares.
+double rms_of(unsigned __int128 sum_squares, std::uint64_t finite);
+
 // Errors in ulps by bins: bin 0 holds exact answers, then eight bins per octave (edges
 // 2^e (1 + j/8)) from 2^-32 to 2^40, the first and last open-ended. Counts add, so shards merge exactly.
 struct ulp_histogram {
@@ -49,10 +59,7 @@ bool worse(const element_record& a, double va, const element_record& b, double v
 struct bucket_stats {
   std::uint64_t count = 0, nonfinite = 0;  // elements; those whose output was not finite (or should have been)
   double max_ulps = 0, max_fraction = 0;
-  // Sum of squared ulps, each error first rounded to a multiple of 2^-10 ulp and capped at 2^32
-  // ulps: an integer in units of 2^-20 ulp^2, so that sums over shards equal the sum over the
-  // whole sweep bit for bit.
-  unsigned __int128 sum_squares = 0;
+  unsigned __int128 sum_squares = 0;  // of squared_units
   element_record worst_ulps, worst_fraction;  // ties go to the earlier element (position, head, index)
   ulp_histogram histogram;
 
@@ -91,8 +98,7 @@ struct bucket_stats {
   void count_in(double ulps) {
     ++count;
     if (std::isfinite(ulps)) {
-      const auto fixed = static_cast<std::uint64_t>(std::min(ulps, 0x1p32) * 0x1p10 + 0.5);  // below 2^42
-      sum_squares += static_cast<unsigned __int128>(fixed) * fixed;
+      sum_squares += squared_units(ulps);
     } else {
       ++nonfinite;
     }
@@ -102,6 +108,19 @@ struct bucket_stats {
   double rms_ulps() const;  // over the finite errors
   double p99_ulps() const;  // the upper edge of the bin holding the 99th percentile (within 1/8 octave)
 };
+
+// One octave of positions, for the error-versus-position picture: max and RMS error in ulps and the
+// largest bound in the same ulps.
+struct octave_stats {
+  std::uint64_t count = 0, nonfinite = 0;
+  double max_ulps = 0, max_bound_ulps = 0;
+  unsigned __int128 sum_squares = 0;
+  void merge(const octave_stats& o);
+  double rms_ulps() const { return rms_of(sum_squares, count - nonfinite); }
+};
+// Octave 0 holds position 0; octave k, positions [2^(k-1), 2^k).
+constexpr int octave_count = 64;
+int octave_of(std::int64_t position);
 
 // What was audited; two parts merge only when these agree.
 struct audit_setup {
@@ -129,6 +148,7 @@ struct audit_profile {
   // merged parts: theirs together) and those whose calls succeeded, each sorted and fused.
   std::vector<std::pair<std::int64_t, std::int64_t>> assigned, coverage;
   std::vector<bucket_stats> buckets;  // decade d, band b at d * band_count + b
+  std::vector<octave_stats> octaves = std::vector<octave_stats>(octave_count);
   // The first position with an error above 1, 10 and 100 ulps (-1: none).
   std::array<std::int64_t, 3> first_over{-1, -1, -1};
   std::vector<std::string> failed_calls;  // "positions a..b: status: message", sorted as text (merged parts agree)

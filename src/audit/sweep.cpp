@@ -177,6 +177,7 @@ class sweeper {
       const double per_unit = 1 / ulp_in_format(std::isfinite(scale) ? scale : 0.0, format_);  // a power of 2: exact
       bucket_stats* const row_buckets = &into.bucket(decade, 0);
       const std::int64_t head = r % per_token;
+      octave_stats row;  // the row's share of its octave's picture
       for (std::int64_t i = 0; i < width; ++i) {
         const auto e = static_cast<std::size_t>(r * width + i);
         bucket_stats& into_bucket = row_buckets[w_.band_of[static_cast<std::size_t>(i)]];
@@ -194,7 +195,13 @@ class sweeper {
         if (!(ulps <= thresholds[0]))
           for (std::size_t k = 0; k < thresholds.size(); ++k)
             if (!(ulps <= thresholds[k]) && (into.first_over[k] < 0 || position < into.first_over[k])) into.first_over[k] = position;
+        if (std::isfinite(ulps)) row.sum_squares += squared_units(ulps);
+        else ++row.nonfinite;
+        row.max_ulps = std::max(row.max_ulps, ulps);
+        row.max_bound_ulps = std::max(row.max_bound_ulps, bound[e] * per_unit);
       }
+      row.count = static_cast<std::uint64_t>(width);
+      into.octaves[static_cast<std::size_t>(octave_of(position))].merge(row);
     }
   }
 

@@ -1,5 +1,6 @@
 // The golden directory as a whole (see golden_tree.hpp).
 #include "golden/golden_tree.hpp"
+#include "golden/figures.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -161,6 +162,11 @@ std::vector<std::string> regen(const fs::path& dir, const std::optional<std::reg
     m.files.push_back({set.path, sha256_hex(text), static_cast<int>(set.cases.size())});
   }
   out.push_back({dir / "MANIFEST.json", to_text(m)});
+  // The figures' tables (figures.hpp), beside the cases and outside the manifest: verify recomputes them.
+  if (!only || std::regex_search(decay_table_path, *only)) {
+    out.push_back({dir / decay_table_path, decay_table_text()});
+    written.push_back(decay_table_path);
+  }
   write_all(out);
   return written;
 }
@@ -168,6 +174,17 @@ std::vector<std::string> regen(const fs::path& dir, const std::optional<std::reg
 std::vector<std::string> verify(const fs::path& dir, const std::optional<std::regex>& only) {
   std::vector<std::string> problems;
   const std::map<std::string, golden_file> files = read_tree(dir, problems);
+  if (!only || std::regex_search(decay_table_path, *only)) {
+    std::string text;
+    try {
+      text = read_file(dir / decay_table_path);
+    } catch (const input_error& e) {
+      problems.push_back(e.what());
+    }
+    if (!text.empty() && text != decay_table_text()) {
+      problems.push_back(fmt::format("{}: differs from its recomputation (run pecheck golden regen)", (dir / decay_table_path).string()));
+    }
+  }
   for (const auto& set : case_sets())
     if (!files.count(set.path) && std::none_of(problems.begin(), problems.end(), [&](const std::string& p) { return p.find(set.path) != std::string::npos; }))
       problems.push_back(fmt::format("{}: no such file in MANIFEST.json (run pecheck golden regen)", (dir / set.path).string()));
