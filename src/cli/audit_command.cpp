@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "audit/baseline.hpp"
+#include "audit/html.hpp"
 #include "audit/report.hpp"
 #include "audit/sweep.hpp"
 #include "cli/command_support.hpp"
@@ -20,11 +21,12 @@ namespace {
 // The profile in a --json file written by audit; input_error naming the file for anything wrong.
 pe::audit::audit_profile read_profile(const std::string& path) { return pe::audit::profile_from_json(read_json_file(path, path), path); }
 
-// The report on stdout, the profile to --json, the baseline compared and saved; exit 0 when it
+// The report on stdout, the profile to --json, the page to --html, the baseline compared and saved; exit 0 when it
 // passed (and did not regress), 1 otherwise.
-int finish(const pe::audit::audit_profile& p, const std::string& json, const baseline_flags& baseline) {
+int finish(const pe::audit::audit_profile& p, const std::string& json, const std::string& html, const baseline_flags& baseline) {
   fmt::print("{}", pe::audit::text_report(p));
   if (!json.empty()) write_file_atomically(json, pe::audit::to_json(p).dump(1) + "\n", "--json");
+  if (!html.empty()) write_file_atomically(html, pe::audit::html_report(p), "--html");
   bool passed = pe::audit::audit_passed(p);
   if (!baseline.compare.empty()) {
     const auto v = pe::audit::compare_with_baseline(p, baseline.compare, baseline.factor);
@@ -41,7 +43,7 @@ int finish(const pe::audit::audit_profile& p, const std::string& json, const bas
 std::function<int()> add_audit_command(CLI::App& app) {
   struct audit_cli {
     pe::audit::audit_request request;
-    std::string json;
+    std::string json, html;
     std::vector<std::string> parts;
     std::string merged_json;
     baseline_flags baseline;
@@ -62,6 +64,7 @@ std::function<int()> add_audit_command(CLI::App& app) {
   cmd->add_option("--shard", q.shard, "i/n: sweep the i-th of n equal parts of the positions (merge the parts' --json with audit merge)");
   cmd->add_option("--json", o->json, "write the profile as JSON to FILE (audit merge reads these)");
   add_baseline_flags(*cmd, o->baseline);
+  cmd->add_option("--html", o->html, "write one self-contained page (inline SVG plots and the tables) to FILE");
   cmd->add_flag("--bench", o->bench, "print the sweep's wall time and checked elements per second (scripts/bench-audit sets it beside same-run baselines)");
   auto* merge = cmd->add_subcommand("merge", "join the --json profiles of an audit's shards into one report, the same as an unsharded run");
   merge->add_option("parts", o->parts, "the shards' --json files")->required();
@@ -71,7 +74,7 @@ std::function<int()> add_audit_command(CLI::App& app) {
     if (merge->parsed()) {
       pe::audit::audit_profile p = read_profile(o->parts.at(0));
       for (std::size_t k = 1; k < o->parts.size(); ++k) p.merge(read_profile(o->parts[k]));
-      return finish(p, o->merged_json, o->baseline);
+      return finish(p, o->merged_json, o->html, o->baseline);
     }
     if (o->request.spec.empty()) throw pe::input_error("audit: --spec is required");
     // A baseline that cannot be read stops the audit before it sweeps.
@@ -90,7 +93,7 @@ std::function<int()> add_audit_command(CLI::App& app) {
       fmt::print("bench: {:.0f} elements checked in {:.3f} s (wall, the implementation's start included): {:.1f} M elements/s on {} thread(s)\n",
                  elements, seconds, elements / seconds / 1e6, pe::worker_threads());
     }
-    return finish(profile, o->json, o->baseline);
+    return finish(profile, o->json, o->html, o->baseline);
   };
 }
 
