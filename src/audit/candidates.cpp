@@ -1,0 +1,323 @@
+// The diagnosis's table of conventions (see candidates.hpp). Each entry says what it applies to by the spec's parameters and
+// the op, never by the scheme's name.
+#include "audit/candidates.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "pe/float_format.hpp"
+#include "pe/op_chunks.hpp"
+#include "pe/scheme.hpp"
+#include "pe/schemes/rope.hpp"
+
+namespace pe::audit {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// s with parameter `key` set to v (or removed when v is null), re-parsed: nullopt when the result is not a valid spec.
+std::optional<spec> with(const spec& s, const std::string& key, const json& v) {
+  json j = s.json();
+  if (v.is_null()) j.erase(key);
+  else j[key] = v;
+  try {
+    return parse_spec_json(j);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+// s with its nested scheme parameter `nested` changed the same way.
+std::optional<spec> with_nested(const spec& s, const std::string& nested, const std::string& key, const json& v) {
+  json j = s.json();
+  if (v.is_null()) j[nested].erase(key);
+  else j[nested][key] = v;
+  try {
+    return parse_spec_json(j);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+const param_info* param(const spec& s, const std::string& name) {
+  for (const auto& p : s.info().params)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+variant of_spec(std::string name, const spec& s) { return variant{std::move(name), s.text(), s, {}, {}, {}, {}}; }
+variant of_transform(std::string name, const spec& asked, const std::string& what) {
+  return variant{std::move(name), fmt::format("{} {}", asked.text(), what), asked, {}, {}, {}, {}};
+}
+
+// Parameters: every other value of each choice, each boolean flipped (nested schemes' too), two
+// list parameters of one length exchanged, and the base at its common values.
+void add_parameter_variants(const spec& s, std::vector<variant>& out) {
+  const auto visit = [&](const spec& at, const std::string& nested) {
+    for (const auto& p : at.info().params) {
+      if (!at.has(p.name)) continue;
+      const auto set = [&](const json& v) { return nested.empty() ? with(s, p.name, v) : with_nested(s, nested, p.name, v); };
+      const std::string prefix = nested.empty() ? "" : nested + ".";
+      if (p.kind == param_kind::choice)
+        for (const auto& c : p.choices)
+          if (c != at.choice(p.name))
+            if (auto v = set(c)) out.push_back(of_spec(fmt::format("{}{}={}", prefix, p.name, c), *v));
+      if (p.kind == param_kind::boolean)
+        if (auto v = set(!at.boolean(p.name))) out.push_back(of_spec(fmt::format("{}{}={}", prefix, p.name, !at.boolean(p.name)), *v));
+    }
+  };
+  visit(s, "");
+  for (const auto& p : s.info().params)
+    if (p.kind == param_kind::scheme && s.has(p.name)) visit(s.nested(p.name), p.name);
+  // Two lists of one length exchanged (kerple's r1 and r2).
+  const auto& ps = s.info().params;
+  for (std::size_t a = 0; a < ps.size(); ++a)
+    for (std::size_t b = a + 1; b < ps.size(); ++b)
+      if (ps[a].kind == param_kind::real_list && ps[b].kind == param_kind::real_list && s.has(ps[a].name) && s.has(ps[b].name) &&
+          s.reals(ps[a].name).size() == s.reals(ps[b].name).size() && s.reals(ps[a].name) != s.reals(ps[b].name)) {
+        json j = s.json();
+        std::swap(j[ps[a].name], j[ps[b].name]);
+        try {
+          out.push_back(of_spec(fmt::format("{}<->{}", ps[a].name, ps[b].name), parse_spec_json(j)));
+        } catch (const std::exception&) {
+        }
+      }
+  // The base: the values models ship, 10000 above all (a converter that drops the config's base).
+  if (const auto* p = param(s, "base"); p && s.has("base"))
+    for (const double base : {10000.0, 500000.0, 1000000.0, 100000.0, 50000.0})
+      if (base != s.real("base"))
+        if (auto v = with(s, "base", base)) out.push_back(of_spec(fmt::format("base={:g}", base), *v));
+}
+
+// Positions read another way: each variant maps a call's positions.
+void add_position_variants(const spec& s, std::vector<variant>& out) {
+  using map = std::function<std::int64_t(std::int64_t p, std::int64_t first, std::int64_t t)>;
+  const auto add = [&](std::string name, std::string what, map f) {
+    variant v = of_transform(std::move(name), s, what);
+    v.inputs = [f](const op_inputs& in) {
+      op_inputs o = in;
+      const std::int64_t first = in.pos.empty() ? 0 : in.pos[0];
+      for (std::size_t k = 0; k < o.pos.size(); ++k) o.pos[k] = f(in.pos[k], first, static_cast<std::int64_t>(k) / in.pos_axes);
+      return o;
+    };
+    out.push_back(std::move(v));
+  };
+  add("positions+1", "with every position one more", [](std::int64_t p, std::int64_t, std::int64_t) { return p + 1; });
+  add("positions-1", "with every position one less (0 kept)", [](std::int64_t p, std::int64_t, std::int64_t) { return std::max<std::int64_t>(p - 1, 0); });
+  add("positions negated", "turning the other way (every position negated: the sign of sin flipped)",
+      [](std::int64_t p, std::int64_t, std::int64_t) { return -p; });
+  add("positions minus first", "with positions counted from the call's first (a cache offset ignored)",
+      [](std::int64_t p, std::int64_t first, std::int64_t) { return p - first; });
+  add("first+t", "with positions replaced by the first one plus 0..T-1", [](std::int64_t, std::int64_t first, std::int64_t t) { return first + t; });
+  add("0..T-1", "with positions replaced by 0..T-1", [](std::int64_t, std::int64_t, std::int64_t t) { return t; });
+  for (const auto* f : {&bfloat16, &binary16})
+    add(fmt::format("positions in {}", f->name), fmt::format("with positions rounded to {}", f->name), [f](std::int64_t p, std::int64_t, std::int64_t) {
+      return static_cast<std::int64_t>(round_to_format(static_cast<double>(p), *f));
+    });
+  for (int k = 10; k <= 16; ++k) {
+    const std::int64_t cap = (std::int64_t{1} << k) - 1;
+    add(fmt::format("positions capped at {}", cap), fmt::format("with positions past {} read as {} (a cache too short)", cap, cap),
+        [cap](std::int64_t p, std::int64_t, std::int64_t) { return std::min(p, cap); });
+  }
+}
+
+// A rotary spec's own rotation with the angle, or cos and sin, formed another way: binary64
+// arithmetic around the rounding the variant names (a model of the kernel, not an exact value).
+struct angle_model {
+  std::function<double(double p, std::size_t k, double omega)> angle;  // the angle of pair k at position p
+  std::function<double(double)> trig_rounding;                         // applied to cos and sin (empty: none)
+  bool one_output_sign = false;  // y_a = x_a cos + x_b sin (the first output's sin sign flipped)
+};
+tensor<double> rotate_with(const spec& s, const op_inputs& in, const angle_model& m) {
+  const auto plan = rotation_plan_of(s, call_seq_len(in.pos));
+  const double factor = plan.freq.attention_factor<double>();
+  const std::int64_t tokens = in.x.shape.at(0), heads = in.x.shape.at(1), dim = in.x.shape.at(2);
+  tensor<double> y = in.x;
+  for (std::int64_t t = 0; t < tokens; ++t)
+    for (std::size_t k = 0; k < plan.pairs.size(); ++k) {
+      const auto& pr = plan.pairs[k];
+      const double p = static_cast<double>(in.pos[static_cast<std::size_t>(t * in.pos_axes + pr.axis)]);
+      const double angle = m.angle(p, k, plan.freq.omega<double>(static_cast<int>(k)));
+      double c = std::cos(angle), sn = std::sin(angle);
+      if (m.trig_rounding) c = m.trig_rounding(c), sn = m.trig_rounding(sn);
+      for (std::int64_t h = 0; h < heads; ++h) {
+        const auto a = static_cast<std::size_t>((t * heads + h) * dim + pr.a), b = static_cast<std::size_t>((t * heads + h) * dim + pr.b);
+        const double xa = in.x.data[a], xb = in.x.data[b];
+        y.data[a] = factor * (xa * c + (m.one_output_sign ? xb : -xb) * sn), y.data[b] = factor * (xb * c + xa * sn);
+      }
+    }
+  return y;
+}
+
+// Models of a rotary kernel's arithmetic: angles or cos and sin rounded, angles from iterated
+// binary32 products, the sign of sin flipped in one output.
+void add_rotary_models(const spec& s, std::vector<variant>& out) {
+  if (!is_rotary(s) || rotates_by_role(s)) return;
+  const auto model = [&](std::string name, std::string what, angle_model m) {
+    variant v = of_transform(std::move(name), s, what);
+    const spec asked = s;
+    v.compute = [asked, m](const op_inputs& in) { return rotate_with(asked, in, m); };
+    out.push_back(std::move(v));
+  };
+  const auto direct = [](double p, std::size_t, double omega) { return p * omega; };
+  for (const auto* f : {&bfloat16, &binary16}) {
+    model(fmt::format("angles in {}", f->name), fmt::format("with each angle p w rounded to {}", f->name),
+          {[f](double p, std::size_t, double omega) { return round_to_format(p * omega, *f); }, {}});
+    model(fmt::format("cos/sin in {}", f->name), fmt::format("with cos and sin rounded to {}", f->name),
+          {direct, [f](double v) { return round_to_format(v, *f); }});
+  }
+  // Angles from iterated binary32 products w_(k+1) = w_k * theta_scale, theta_scale = base^(-2/n)
+  // with n the rotary dim or the head dim (a kernel that takes the head dim for the ratio).
+  if (s.has("base") && s.has("rotary_dim") && s.has("dim"))
+    for (const auto& [name, n] : {std::pair{std::string("rotary dim"), s.integer("rotary_dim")}, std::pair{std::string("head dim"), s.integer("dim")}}) {
+      if (name == "head dim" && n == s.integer("rotary_dim")) continue;
+      const float theta_scale = std::pow(static_cast<float>(s.real("base")), -2.0f / static_cast<float>(n));
+      model(fmt::format("iterated products over the {}", name),
+            fmt::format("with angles from iterated binary32 products, theta_scale = base^(-2/{})", n),
+            {[theta_scale](double p, std::size_t k, double) {
+               float w = 1, angle = 0;
+               for (std::size_t i = 0; i <= k; ++i) angle = static_cast<float>(p) * w, w *= theta_scale;
+               return static_cast<double>(angle);
+             },
+             {}});
+    }
+  {
+    angle_model flipped{direct, {}};
+    flipped.one_output_sign = true;
+    model("sin sign in one output", "with sin's sign flipped in the first output of each pair only", flipped);
+  }
+}
+
+// Rotary variants that are specs or transforms: frequencies rounded or with another denominator,
+// the window, the attention factor.
+void add_rotary_variants(const spec& s, std::vector<variant>& out) {
+  if (!is_rotary(s) || rotates_by_role(s)) return;
+  const auto plan = rotation_plan_of(s, std::nullopt);
+  // Frequencies rounded to bf16 or fp16, or with the head dim as the exponent's denominator: as
+  // explicit freqs (the scaling's own are those the plan gives; its attention factor kept).
+  if (param(s, "freqs") && !plan.pairs.empty()) {
+    const double factor = plan.freq.attention_factor<double>();
+    const auto freqs_variant = [&](std::string name, std::vector<double> freqs) {
+      json j = s.json();
+      j.erase("scaling");
+      j["freqs"] = freqs;
+      try {
+        variant v = of_spec(std::move(name), parse_spec_json(j));
+        if (factor != 1) {
+          v.label += fmt::format(" times the attention factor {:g}", factor);
+          v.outputs = [factor](const op_inputs&, tensor<double>& y) {
+            for (auto& e : y.data) e *= factor;  // every dim: pass-through ones are checked by their own candidate
+          };
+        }
+        out.push_back(std::move(v));
+      } catch (const std::exception&) {
+      }
+    };
+    for (const auto* f : {&bfloat16, &binary16}) {
+      std::vector<double> rounded;
+      for (std::size_t k = 0; k < plan.pairs.size(); ++k) rounded.push_back(round_to_format(plan.freq.omega<double>(static_cast<int>(k)), *f));
+      freqs_variant(fmt::format("inv_freq in {}", f->name), rounded);
+    }
+    if (s.has("rotary_dim") && s.integer("rotary_dim") < s.integer("dim") && s.has("base") && !s.has("scaling")) {
+      std::vector<double> head;
+      for (std::size_t k = 0; k < plan.pairs.size(); ++k)
+        head.push_back(std::pow(s.real("base"), -2.0 * static_cast<double>(k) / static_cast<double>(s.integer("dim"))));
+      freqs_variant("denominator head dim", head);
+    }
+  }
+  // The rotary window: every dim rotated.
+  if (s.has("rotary_dim") && s.integer("rotary_dim") < s.integer("dim"))
+    if (auto v = with(s, "rotary_dim", s.integer("dim"))) out.push_back(of_spec("rotary_dim=dim", *v));
+  // The attention factor: missing, applied twice, or applied to the pass-through dims too.
+  const double factor = plan.freq.attention_factor<double>();
+  if (factor != 1) {
+    std::vector<bool> rotated(static_cast<std::size_t>(plan.dim), false);
+    for (const auto& pr : plan.pairs) rotated[pr.a] = rotated[pr.b] = true;
+    const auto scale = [&](std::string name, std::string what, double on_rotated, double on_rest) {
+      variant v = of_transform(std::move(name), s, what);
+      v.outputs = [rotated, on_rotated, on_rest](const op_inputs&, tensor<double>& y) {
+        const std::size_t dim = rotated.size();
+        for (std::size_t e = 0; e < y.data.size(); ++e) y.data[e] *= rotated[e % dim] ? on_rotated : on_rest;
+      };
+      out.push_back(std::move(v));
+    };
+    scale("attention factor missing", fmt::format("without its attention factor {:g}", factor), 1 / factor, 1);
+    scale("attention factor twice", fmt::format("with its attention factor {:g} applied twice", factor), factor, 1);
+    if (std::find(rotated.begin(), rotated.end(), false) != rotated.end())
+      scale("attention factor on pass-through", "with its attention factor on the pass-through dims too", 1, factor);
+  }
+}
+
+// Nested scaling: removed; its original_max taken as the extended length; its long factors replaced by the short.
+void add_scaling_variants(const spec& s, std::vector<variant>& out) {
+  for (const auto& p : s.info().params) {
+    if (p.kind != param_kind::scheme || !s.has(p.name)) continue;
+    const spec& inner = s.nested(p.name);
+    if (auto v = with(s, p.name, nullptr)) out.push_back(of_spec(fmt::format("no {}", p.name), *v));
+    if (inner.has("original_max") && inner.has("factor")) {
+      const auto extended = static_cast<std::int64_t>(static_cast<double>(inner.integer("original_max")) * inner.real("factor"));
+      if (auto v = with_nested(s, p.name, "original_max", extended)) out.push_back(of_spec(fmt::format("{}.original_max x factor", p.name), *v));
+    }
+    if (inner.has("short_factor") && inner.has("long_factor") && inner.reals("short_factor") != inner.reals("long_factor"))
+      if (auto v = with_nested(s, p.name, "long_factor", inner.reals("short_factor"))) out.push_back(of_spec(fmt::format("{}.short factors always", p.name), *v));
+  }
+}
+
+// The call's length read one more or one less (a switch at >= instead of >), where it matters.
+void add_length_variants(const spec& s, const std::string& op, std::vector<variant>& out) {
+  if (op != "rotate" || !reads_call_length(s)) return;
+  for (const int d : {1, -1}) {
+    variant v = of_transform(fmt::format("call length{:+d}", d), s, fmt::format("reading the call's length as {} {}", d > 0 ? "one more" : "one less", ""));
+    v.seq_len = [d](std::int64_t n) { return n + d; };
+    out.push_back(std::move(v));
+  }
+}
+
+// x and the role read another way.
+void add_input_variants(const spec& s, const std::string& op, std::vector<variant>& out) {
+  if (op != "rotate") return;
+  variant head0 = of_transform("x of head 0", s, "rotating head 0's x for every head (a head stride of 0)");
+  head0.inputs = [](const op_inputs& in) {
+    op_inputs o = in;
+    const std::int64_t tokens = in.x.shape.at(0), heads = in.x.shape.at(1), dim = in.x.shape.at(2);
+    for (std::int64_t t = 0; t < tokens; ++t)
+      for (std::int64_t h = 1; h < heads; ++h)
+        for (std::int64_t d = 0; d < dim; ++d) o.x.data[static_cast<std::size_t>((t * heads + h) * dim + d)] = in.x.data[static_cast<std::size_t>(t * heads * dim + d)];
+    return o;
+  };
+  out.push_back(std::move(head0));
+  if (rotates_by_role(s)) {
+    variant swapped = of_transform("roles swapped", s, "scaling queries as keys and keys as queries");
+    swapped.inputs = [](const op_inputs& in) {
+      op_inputs o = in;
+      o.role = in.role == 0 ? 1 : 0;
+      return o;
+    };
+    out.push_back(std::move(swapped));
+  }
+}
+
+}  // namespace
+
+std::vector<variant> neighbourhood(const spec& s, const std::string& op) {
+  std::vector<variant> out{of_spec("as asked", s)};
+  add_parameter_variants(s, out);
+  add_position_variants(s, out);
+  add_rotary_variants(s, out);
+  add_scaling_variants(s, out);
+  add_length_variants(s, op, out);
+  add_input_variants(s, op, out);
+  add_rotary_models(s, out);
+  return out;
+}
+
+expected expected_output(const variant& v, const std::string& op, const op_inputs& in) {
+  expected e{v.inputs ? v.inputs(in) : in, {}};
+  e.output = v.compute   ? v.compute(e.read)
+             : v.seq_len ? run_op_tokens<double>(op, v.s, e.read, v.seq_len(call_seq_len(e.read.pos))).at(0).value
+                         : run_op<double>(op, v.s, e.read).at(0).value;
+  if (v.outputs) v.outputs(in, e.output);
+  return e;
+}
+
+}  // namespace pe::audit

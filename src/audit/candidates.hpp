@@ -1,0 +1,40 @@
+// The neighbourhood `pecheck diagnose` searches: one table of conventions an implementation may really compute, each a
+// spec or a small transform of the reference (of its inputs, its outputs, the call's length, or its angles).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pe/ops.hpp"
+#include "pe/spec.hpp"
+
+namespace pe::audit {
+
+// One convention: what the outputs are if the implementation computes it.
+struct variant {
+  std::string name;   // its id in the table and the mutants' expectations: "layout=gptj", "positions+1"
+  std::string label;  // what it computes, for the sentence: "rope(dim=64, ..., layout=gptj)"
+  spec s;             // the spec whose reference it follows
+  std::function<op_inputs(const op_inputs&)> inputs;                     // how it reads the inputs (empty: as given)
+  std::function<std::int64_t(std::int64_t)> seq_len;                     // rotate's call length as it reads it (empty: as is)
+  std::function<tensor<double>(const op_inputs&)> compute;               // its own model of the op (empty: the reference)
+  std::function<void(const op_inputs&, tensor<double>&)> outputs;        // what it does to the outputs after (empty: nothing)
+};
+
+// The variants of `s` for `op`, the first being the spec as asked, then other specs and transforms
+// of the inputs and outputs, then models of the arithmetic (angles or cos and sin rounded, iterated
+// products): the diagnosis prefers the earliest of those that fit within the bound. A candidate that
+// does not apply to s (no such parameter, no attention factor, ...) adds none.
+std::vector<variant> neighbourhood(const spec& s, const std::string& op);
+
+// The op's first output under variant v for inputs `in` (rounded to the I/O dtype), in binary64,
+// and the inputs as the variant read them (its bound is computed on those).
+struct expected {
+  op_inputs read;
+  tensor<double> output;
+};
+expected expected_output(const variant& v, const std::string& op, const op_inputs& in);
+
+}  // namespace pe::audit

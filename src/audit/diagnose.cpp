@@ -1,0 +1,175 @@
+// The diagnosis (see diagnose.hpp): fixed calls through the implementation, every variant's outputs beside them.
+#include "audit/diagnose.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "audit/candidates.hpp"
+#include "gate/op_io.hpp"
+#include "gate/tolerance.hpp"
+#include "pe/error.hpp"
+#include "pe/scheme.hpp"
+
+namespace pe::audit {
+namespace {
+
+// The op a diagnosis calls: the first of these the spec has (the one that shows its convention most directly).
+std::string diagnosed_op(const spec& s) {
+  for (const char* op : {"rotate", "encode", "bias", "scale", "bucket"})
+    if (std::find(s.info().ops.begin(), s.info().ops.end(), op) != s.info().ops.end()) return op;
+  throw input_error(fmt::format("diagnose: {} has none of the ops it can diagnose (rotate, encode, bias, scale, bucket)", s.scheme()));
+}
+
+// The calls' positions, eight tokens each (so each call weighs the same in the percentile): small,
+// from a nonzero unsorted first, around bf16's 256, around 4096, to 2^17, past 2^20, and for each
+// of the scheme's own boundaries (a call length where its behaviour switches) a call ending there.
+std::vector<std::vector<std::int64_t>> position_calls(const spec& s) {
+  std::vector<std::vector<std::int64_t>> calls{{0, 1, 2, 3, 4, 5, 6, 7},
+                                               {1000, 1003, 1001, 1010, 1020, 1100, 1007, 1500},
+                                               {250, 251, 252, 253, 254, 255, 256, 257},
+                                               {4090, 4095, 4096, 4100, 5000, 6000, 8191, 8192},
+                                               {10000, 20000, 40000, 65535, 65536, 70000, 100000, 131071},
+                                               {1048573, 1048575, 1048576, 1500000, 2000000, 3000000, 4000000, 8000000}};
+  for (const auto b : boundary_positions(s))
+    if (b >= 7) calls.push_back({0, 1, 2, 3, 4, 5, b - 1, b});
+  // Positions a table holds, and within a scale's reach (xPos).
+  const auto limit = position_limit(s);
+  for (auto& c : calls)
+    for (auto& p : c)
+      if (limit) p %= *limit;
+  return calls;
+}
+
+op_inputs call_inputs(const spec& s, const std::string& op, const std::vector<std::int64_t>& pos, std::mt19937_64& draw, gate::dtype io,
+                      std::int64_t reach) {
+  op_inputs in;
+  const auto uniform = [&] { return round_to_format(std::ldexp(static_cast<double>(draw() >> 11), -52) - 1, gate::dtype_format(io)); };
+  if (op == "bias") {
+    in.qpos = {0, 5, 100, 1000, 5000, 20000};
+    in.kpos = {0, 1, 2, 50, 300, 1200, 4000, 30000};
+    for (auto& p : in.qpos) p = std::min(p + pos[0], reach);
+    for (auto& p : in.kpos) p = std::min(p + pos[1], reach);
+    return in;
+  }
+  if (op == "bucket") {
+    for (const auto p : pos) in.rel.push_back(p), in.rel.push_back(-p);
+    return in;
+  }
+  const std::int64_t axes = position_axes(s);
+  in.pos_axes = axes;
+  for (const auto p : pos) in.pos.insert(in.pos.end(), static_cast<std::size_t>(axes), std::min(p, reach));
+  if (op == "rotate") {
+    const std::int64_t heads = 3, dim = rotation_plan_of(s, std::nullopt).dim;
+    in.x = tensor<double>({static_cast<std::int64_t>(pos.size()), heads, dim});
+    for (auto& v : in.x.data) v = uniform();
+    if (rotates_by_role(s)) in.role = 0;
+  }
+  return in;
+}
+
+// The p-th quantile (0..1) of v (v is reordered).
+double quantile(std::vector<double>& v, double p) {
+  if (v.empty()) return 0;
+  const auto k = static_cast<std::size_t>(std::ceil(p * static_cast<double>(v.size()))) - 1;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(k, v.size() - 1)), v.end());
+  return v[std::min(k, v.size() - 1)];
+}
+
+}  // namespace
+
+diagnosis diagnose(const diagnose_request& q) {
+  auto impl = gate::open_implementation(q.implementation, "diagnose");
+  return diagnose(q, *impl);
+}
+
+diagnosis diagnose(const diagnose_request& q, gate::implementation& impl) {
+  const spec s = parse_spec_any(q.spec);
+  const auto io = gate::parse_dtype(q.dtype);
+  const auto model = gate::error_model::of(io, gate::parse_dtype(gate::working_precision(io, q.working)), q.tolerance);
+  diagnosis d;
+  d.implementation = impl.name(), d.asked = s.text(), d.op = diagnosed_op(s), d.dtype = q.dtype;
+  const auto variants = neighbourhood(s, d.op);
+  std::vector<std::vector<double>> fractions(variants.size());
+  std::mt19937_64 draw(q.seed);
+  const std::int64_t reach = gate::drawn_position_limit(s, model, std::int64_t{1} << 40);
+  for (const auto& pos : position_calls(s)) {
+    const op_inputs in = call_inputs(s, d.op, pos, draw, io, reach);
+    const auto got = impl.run(d.op, s.text(), gate::io_inputs(d.op, s, in, io), gate::output_templates(d.op, s, in, io));
+    ++d.calls;
+    if (got.status != gate::call_status::ok) {
+      d.failed.push_back(fmt::format("call {}: {}: {}", d.calls, gate::status_name(got.status), got.message));
+      continue;
+    }
+    const auto values = gate::as_doubles(got.outputs.at(0)).data;
+    d.elements += static_cast<std::int64_t>(values.size());
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      tensor<double> expected;
+      std::vector<double> bound;
+      try {
+        auto e = expected_output(variants[v], d.op, in);
+        expected = std::move(e.output);
+        bound = gate::output_bounds(model, d.op, variants[v].s, e.read, {{"out", expected}}).at(0);
+        // A transform of the outputs (a factor applied again) is a product more in the kernel: u_w
+        // for it and u_w for the factor's own rounding.
+        if (variants[v].outputs)
+          for (std::size_t k = 0; k < bound.size(); ++k) bound[k] += 2 * gate::dtype_roundoff(model.working) * std::abs(expected.data[k]);
+      } catch (const std::exception&) {
+        expected.data.clear();  // a variant that cannot take this call explains nothing of it
+      }
+      for (std::size_t e = 0; e < values.size(); ++e) {
+        double f = INFINITY;
+        if (expected.data.size() == values.size()) {
+          const double err = std::abs(values[e] - expected.data[e]);
+          f = values[e] == expected.data[e] ? 0 : bound[e] > 0 ? err / bound[e] : INFINITY;
+          if (std::isnan(f)) f = INFINITY;
+        }
+        fractions[v].push_back(f);
+      }
+    }
+  }
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    auto& f = fractions[v];
+    const double worst = f.empty() ? 0 : *std::max_element(f.begin(), f.end());
+    d.ranked.push_back({variants[v].name, variants[v].label, quantile(f, 0.99), worst});
+  }
+  // Those within the bound first, in the table's order (the simplest explanation that fits: the
+  // spec as asked before any variant, specs and transforms before models of the arithmetic), then
+  // the rest by residual.
+  std::stable_sort(d.ranked.begin(), d.ranked.end(), [](const candidate_fit& a, const candidate_fit& b) {
+    const bool fa = a.residual <= 1, fb = b.residual <= 1;
+    if (fa != fb) return fa;
+    return !fa && a.residual < b.residual;
+  });
+  return d;
+}
+
+bool diagnosis::as_asked() const { return !ranked.empty() && ranked[0].name == "as asked" && ranked[0].residual <= 1; }
+
+std::string diagnosis::sentence() const {
+  if (ranked.empty() || elements == 0) return fmt::format("no call answered: nothing to diagnose ({} failed)", failed.size());
+  const auto& best = ranked[0];
+  std::string out;
+  if (best.residual > 1) {
+    out = fmt::format("no convention in the neighbourhood explains this implementation within the bound; nearest: {} (residual {:.3g} of the bound)",
+                      best.label, best.residual);
+  } else if (best.name == "as asked") {
+    out = fmt::format("this implementation computes {} as asked; residual {:.3g} of the bound", asked, best.residual);
+  } else {
+    out = fmt::format("this implementation computes {} although {} was asked; residual {:.3g} of the bound", best.label, asked, best.residual);
+  }
+  if (ranked.size() > 1) out += fmt::format("; runner-up: {} (residual {:.3g})", ranked[1].label, ranked[1].residual);
+  return out;
+}
+
+nlohmann::json diagnosis::json() const {
+  nlohmann::json ranking = nlohmann::json::array();
+  const auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json("inf"); };
+  for (const auto& r : ranked) ranking.push_back({{"name", r.name}, {"computes", r.label}, {"residual", number(r.residual)}, {"worst", number(r.worst)}});
+  return {{"implementation", implementation}, {"asked", asked},   {"op", op},           {"dtype", dtype},     {"calls", calls},
+          {"elements", elements},             {"best", ranked.empty() ? "" : ranked[0].name}, {"sentence", sentence()}, {"ranking", ranking}, {"failed_calls", failed}};
+}
+
+}  // namespace pe::audit

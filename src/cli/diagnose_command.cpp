@@ -1,0 +1,41 @@
+// `pecheck diagnose`: which convention an implementation computes (src/audit/diagnose.hpp), as a sentence and in JSON.
+#include <fmt/format.h>
+
+#include "audit/diagnose.hpp"
+#include "cli/command_support.hpp"
+#include "cli/commands.hpp"
+
+namespace pecheck {
+
+std::function<int()> add_diagnose_command(CLI::App& app) {
+  struct diagnose_cli {
+    pe::audit::diagnose_request request;
+    std::string json;
+    int shown = 5;
+  };
+  auto o = std::make_shared<diagnose_cli>();
+  auto& q = o->request;
+  auto* cmd = app.add_subcommand("diagnose", "name the convention an implementation really computes: the spec's neighbourhood searched for its best fit");
+  add_implementation_flags(*cmd, q.implementation);
+  cmd->add_option("--spec", q.spec, "the spec it was asked to implement")->required();
+  cmd->add_option("--dtype", q.dtype, "I/O dtype: f32, f64, f16, bf16 (default f32)");
+  cmd->add_option("--working", q.working, "the implementation's working precision: f32 or f64");
+  cmd->add_option("--tolerance", q.tolerance, "the gate's bound the residuals are measured against");
+  cmd->add_option("--seed", q.seed, "seed of the calls' x");
+  cmd->add_option("--show", o->shown, "how many of the ranked conventions to list (default 5)")->check(CLI::Range(1, 1000));
+  cmd->add_option("--json", o->json, "write the diagnosis and the whole ranking as JSON to FILE");
+  return [o] {
+    const auto d = pe::audit::diagnose(o->request);
+    fmt::print("diagnose: {}\n  {} on {}, I/O {}: {} calls, {} elements\n", d.implementation, d.op, d.asked, d.dtype, d.calls, d.elements);
+    for (const auto& f : d.failed) fmt::print("  failed {}\n", f);
+    fmt::print("  {:>10}  {:>10}  convention\n", "residual", "worst");
+    for (std::size_t k = 0; k < d.ranked.size() && static_cast<int>(k) < o->shown; ++k)
+      fmt::print("  {:>10.3g}  {:>10.3g}  {}\n", d.ranked[k].residual, d.ranked[k].worst, d.ranked[k].name);
+    fmt::print("{}\n", d.sentence());
+    if (!o->json.empty()) write_file_atomically(o->json, d.json().dump(1) + "\n", "--json");
+    // 0: it computes what was asked; 1: something else (or nothing explains it).
+    return d.as_asked() ? 0 : 1;
+  };
+}
+
+}  // namespace pecheck

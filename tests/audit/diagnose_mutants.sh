@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs `pecheck diagnose` on every mutant of tests/audit/diagnose_expectations.txt and checks each is
+# diagnosed as the convention listed (or, for "- reason" lines, as nothing within the bound). Prints
+# the hit rate over all of them; fails on any line that does not hold.
+# usage: diagnose_mutants.sh PECHECK MUTANT_DIR EXPECTATIONS
+set -u
+pecheck=$1 dir=$2 table=$3
+hits=0 total=0 wrong=0
+while IFS='|' read -r mutant spec want; do
+  case "$mutant" in ''|'#'*) continue ;; esac
+  total=$((total + 1))
+  json=$(mktemp)
+  "$pecheck" diagnose --impl "$dir/libmutant_$mutant.so" --spec "$spec" --json "$json" > /dev/null 2>&1
+  IFS=$'\t' read -r best residual < <(/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d['ranking'][0]; print(r['name'] + '\t' + str(r['residual']))" "$json" 2>/dev/null || printf 'none\tinf\n')
+  rm -f "$json"
+  fits=$(/usr/bin/python3 -c "import sys; print(1 if sys.argv[1] != 'inf' and float(sys.argv[1]) <= 1 else 0)" "$residual")
+  if [ "${want:0:1}" = "-" ]; then
+    if [ "$fits" = 1 ]; then echo "UNEXPECTED $mutant: diagnosed as '$best' (residual $residual); the table says '$want'"; wrong=$((wrong + 1));
+    else echo "not yet   $mutant: nearest '$best' (residual $residual) $want"; fi
+  elif [ "$best" = "$want" ] && [ "$fits" = 1 ]; then
+    echo "hit       $mutant: $best (residual $residual)"; hits=$((hits + 1))
+  else
+    echo "MISS      $mutant: diagnosed as '$best' (residual $residual), expected '$want'"; wrong=$((wrong + 1))
+  fi
+done < "$table"
+awk -v h=$hits -v t=$total 'BEGIN { printf "diagnosis hit rate: %d of %d mutants (%.1f %%)\n", h, t, 100 * h / t }'
+test $wrong -eq 0
