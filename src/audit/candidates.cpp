@@ -2,12 +2,14 @@
 // the op, never by the scheme's name.
 #include "audit/candidates.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "pe/float_format.hpp"
 #include "pe/op_chunks.hpp"
+#include "pe/op_schema.hpp"
 #include "pe/scheme.hpp"
 #include "pe/schemes/rope.hpp"
 
@@ -89,8 +91,10 @@ void add_parameter_variants(const spec& s, std::vector<variant>& out) {
         if (auto v = with(s, "base", base)) out.push_back(of_spec(fmt::format("base={:g}", base), *v));
 }
 
-// Positions read another way: each variant maps a call's positions.
-void add_position_variants(const spec& s, std::vector<variant>& out) {
+// Positions read another way: each variant maps a call's positions (for ops that take them).
+void add_position_variants(const spec& s, const std::string& op, std::vector<variant>& out) {
+  const auto inputs = inputs_of(op, s, false);
+  if (std::none_of(inputs.begin(), inputs.end(), [](const tensor_schema* t) { return t->name == "pos"; })) return;
   using map = std::function<std::int64_t(std::int64_t p, std::int64_t first, std::int64_t t)>;
   const auto add = [&](std::string name, std::string what, map f) {
     variant v = of_transform(std::move(name), s, what);
@@ -218,6 +222,30 @@ void add_rotary_variants(const spec& s, std::vector<variant>& out) {
       for (std::size_t k = 0; k < plan.pairs.size(); ++k) rounded.push_back(round_to_format(plan.freq.omega<double>(static_cast<int>(k)), *f));
       freqs_variant(fmt::format("inv_freq in {}", f->name), rounded);
     }
+    // A scaling that blends interpolated and original frequencies with a weight w per pair
+    // (omega = plain (w / factor + 1 - w)): its two ends swapped (interpolated pairs kept, kept
+    // pairs interpolated, the blend between left), and the weight read at index 2k (a ramp over dims).
+    const auto* law = std::get_if<rope_frequencies>(&plan.freq.law);
+    if (law && law->scaling && law->scaling->has("factor")) {
+      const double f = law->scaling->real("factor");
+      std::vector<double> swapped, doubled;
+      bool blends = true;
+      for (std::size_t k = 0; k < plan.pairs.size() && blends; ++k) {
+        const auto w = law->interpolation_weight<double>(static_cast<int>(k));
+        const auto w2 = law->interpolation_weight<double>(static_cast<int>(2 * k));
+        blends = w.has_value();
+        if (!blends) break;
+        const double plain = law->omega_unscaled<double>(static_cast<int>(k));
+        const double ends_swapped = *w >= 1 ? 0 : *w <= 0 ? 1 : *w;
+        const double at_2k = w2 ? std::clamp(*w2, 0.0, 1.0) : 1.0;  // past the last pair the ramp has ended: interpolated
+        swapped.push_back(plain * (ends_swapped / f + 1 - ends_swapped));
+        doubled.push_back(plain * (at_2k / f + 1 - at_2k));
+      }
+      if (blends) {
+        freqs_variant("scaling bands swapped", swapped);
+        freqs_variant("scaling weight at 2k", doubled);
+      }
+    }
     if (s.has("rotary_dim") && s.integer("rotary_dim") < s.integer("dim") && s.has("base") && !s.has("scaling")) {
       std::vector<double> head;
       for (std::size_t k = 0; k < plan.pairs.size(); ++k)
@@ -266,6 +294,14 @@ void add_scaling_variants(const spec& s, std::vector<variant>& out) {
 // The call's length read one more or one less (a switch at >= instead of >), where it matters.
 void add_length_variants(const spec& s, const std::string& op, std::vector<variant>& out) {
   if (op != "rotate" || !reads_call_length(s)) return;
+  // Scaled at every length, as after a call of twice original_max (a state a long call left behind).
+  for (const auto& p : s.info().params)
+    if (p.kind == param_kind::scheme && s.has(p.name) && s.nested(p.name).has("original_max")) {
+      const std::int64_t original = s.nested(p.name).integer("original_max");
+      variant v = of_transform("scaled at every length", s, fmt::format("scaled at every length, as after a call of {} tokens", 2 * original));
+      v.seq_len = [original](std::int64_t n) { return n <= original ? 2 * original : n; };
+      out.push_back(std::move(v));
+    }
   for (const int d : {1, -1}) {
     variant v = of_transform(fmt::format("call length{:+d}", d), s, fmt::format("reading the call's length as {} {}", d > 0 ? "one more" : "one less", ""));
     v.seq_len = [d](std::int64_t n) { return n + d; };
@@ -297,16 +333,79 @@ void add_input_variants(const spec& s, const std::string& op, std::vector<varian
   }
 }
 
+// A bias that is a per-head slope times the distance (the reference's bias at distance 2 twice that
+// at distance 1, for every head): the slopes of the power-of-two formula 2^(-8(h+1)/n) at n = the
+// head count (what a kernel gets by using it for any count) and at n = the next power of two.
+void add_slope_variants(const spec& s, const std::string& op, std::vector<variant>& out) {
+  if (op != "bias" || !s.has("heads") || param(s, "heads")->kind != param_kind::integer) return;
+  std::vector<double> slopes;
+  try {
+    const auto at_distance = [&](std::int64_t d) {
+      op_inputs in;
+      in.qpos = {d}, in.kpos = {0};
+      return run_op<double>("bias", s, in).at(0).value.data;  // [H, 1, 1]
+    };
+    const auto one = at_distance(1), two = at_distance(2);
+    for (std::size_t h = 0; h < one.size(); ++h) {
+      if (one[h] == 0 || two[h] != 2 * one[h]) return;
+      slopes.push_back(-one[h]);
+    }
+  } catch (const std::exception&) {
+    return;
+  }
+  const auto heads = static_cast<double>(slopes.size());
+  const double next = std::exp2(std::ceil(std::log2(heads)));
+  for (const auto& [name, n] : {std::pair{std::string("slopes 2^(-8(h+1)/heads)"), heads}, std::pair{std::string("slopes of the next power of two"), next}}) {
+    std::vector<double> ratio;
+    bool differs = false;
+    for (std::size_t h = 0; h < slopes.size(); ++h) {
+      ratio.push_back(std::exp2(-8.0 * static_cast<double>(h + 1) / n) / slopes[h]);
+      differs = differs || ratio.back() != 1;
+    }
+    if (!differs) continue;
+    variant v = of_transform(name, s, fmt::format("with slopes 2^(-8(h+1)/{:g})", n));
+    v.outputs = [ratio](const op_inputs&, tensor<double>& y) {
+      const std::size_t per_head = y.data.size() / ratio.size();
+      for (std::size_t e = 0; e < y.data.size(); ++e) y.data[e] *= ratio[e / per_head];
+    };
+    out.push_back(std::move(v));
+  }
+}
+
+// T5-style log buckets (parameters buckets, max_distance, bidirectional) whose last bucket is not
+// clamped: past it, exact + floor(k ln(n / exact) / ln(max_distance / exact)) keeps growing (long
+// double, as a kernel would compute it; the reference decides the clamped ones exactly).
+void add_bucket_variants(const spec& s, const std::string& op, std::vector<variant>& out) {
+  if (op != "bucket" || !s.has("buckets") || !s.has("max_distance") || !s.has("bidirectional")) return;
+  const std::int64_t buckets = s.integer("buckets"), max_distance = s.integer("max_distance");
+  const bool bidirectional = s.boolean("bidirectional");
+  variant v = of_transform("last bucket not clamped", s, "without the last-bucket clamp");
+  v.outputs = [=](const op_inputs& in, tensor<double>& y) {
+    const std::int64_t per_sign = bidirectional ? buckets / 2 : buckets, exact = per_sign / 2, k = per_sign - exact;
+    for (std::size_t e = 0; e < in.rel.size(); ++e) {
+      const std::int64_t rel = in.rel[e], offset = bidirectional && rel > 0 ? per_sign : 0;
+      if (y.data[e] != static_cast<double>(offset + per_sign - 1)) continue;  // not the clamped last bucket
+      const long double n = bidirectional ? std::abs(static_cast<long double>(rel)) : (rel < 0 ? -static_cast<long double>(rel) : 0);
+      if (n < exact) continue;
+      const auto m = static_cast<std::int64_t>(std::floor(static_cast<long double>(k) * std::log(n / exact) / std::log(static_cast<long double>(max_distance) / exact)));
+      y.data[e] = static_cast<double>(offset + exact + std::max<std::int64_t>(m, k - 1));
+    }
+  };
+  out.push_back(std::move(v));
+}
+
 }  // namespace
 
 std::vector<variant> neighbourhood(const spec& s, const std::string& op) {
   std::vector<variant> out{of_spec("as asked", s)};
   add_parameter_variants(s, out);
-  add_position_variants(s, out);
+  add_position_variants(s, op, out);
   add_rotary_variants(s, out);
   add_scaling_variants(s, out);
   add_length_variants(s, op, out);
   add_input_variants(s, op, out);
+  add_slope_variants(s, op, out);
+  add_bucket_variants(s, op, out);
   add_rotary_models(s, out);
   return out;
 }

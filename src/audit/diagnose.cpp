@@ -18,9 +18,9 @@ namespace {
 
 // The op a diagnosis calls: the first of these the spec has (the one that shows its convention most directly).
 std::string diagnosed_op(const spec& s) {
-  for (const char* op : {"rotate", "encode", "bias", "scale", "bucket"})
+  for (const char* op : {"rotate", "encode", "bucket", "bias", "scale"})
     if (std::find(s.info().ops.begin(), s.info().ops.end(), op) != s.info().ops.end()) return op;
-  throw input_error(fmt::format("diagnose: {} has none of the ops it can diagnose (rotate, encode, bias, scale, bucket)", s.scheme()));
+  throw input_error(fmt::format("diagnose: {} has none of the ops it can diagnose (rotate, encode, bucket, bias, scale)", s.scheme()));
 }
 
 // The calls' positions, eight tokens each (so each call weighs the same in the percentile): small,
@@ -146,7 +146,7 @@ diagnosis diagnose(const diagnose_request& q, gate::implementation& impl) {
   return d;
 }
 
-bool diagnosis::as_asked() const { return !ranked.empty() && ranked[0].name == "as asked" && ranked[0].residual <= 1; }
+bool diagnosis::as_asked() const { return elements > 0 && !ranked.empty() && ranked[0].name == "as asked" && ranked[0].residual <= 1; }
 
 std::string diagnosis::sentence() const {
   if (ranked.empty() || elements == 0) return fmt::format("no call answered: nothing to diagnose ({} failed)", failed.size());

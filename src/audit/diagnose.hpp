@@ -34,7 +34,7 @@ struct diagnosis {
   // "this implementation computes X although Y was asked; residual R of the bound; runner-up: ..."
   std::string sentence() const;
   nlohmann::json json() const;
-  // Whether the best fit is the spec as asked, within the bound.
+  // Whether some call answered and the best fit is the spec as asked, within the bound.
   bool as_asked() const;
 };
 
