@@ -253,9 +253,29 @@ void add_rotary_variants(const spec& s, std::vector<variant>& out) {
       freqs_variant("denominator head dim", head);
     }
   }
-  // The rotary window: every dim rotated.
-  if (s.has("rotary_dim") && s.integer("rotary_dim") < s.integer("dim"))
+  // The rotary window: every dim rotated, or the window at the end of the head (the first dims
+  // passed through): the spec at dim = rotary_dim on the last rotary_dim dims.
+  if (s.has("rotary_dim") && s.integer("rotary_dim") < s.integer("dim")) {
     if (auto v = with(s, "rotary_dim", s.integer("dim"))) out.push_back(of_spec("rotary_dim=dim", *v));
+    const std::int64_t rotary = s.integer("rotary_dim"), dim = s.integer("dim");
+    if (auto narrow = with(s, "dim", rotary)) {
+      variant v = of_transform("rotary window at the end", s, fmt::format("rotating dims {}..{} (the window at the end)", dim - rotary, dim - 1));
+      const spec inner = *narrow;
+      v.compute = [inner, rotary, dim](const op_inputs& in) {
+        const std::int64_t tokens = in.x.shape.at(0), heads = in.x.shape.at(1);
+        op_inputs part = in;
+        part.x = tensor<double>({tokens, heads, rotary});
+        for (std::int64_t r = 0; r < tokens * heads; ++r)
+          for (std::int64_t d = 0; d < rotary; ++d) part.x.data[static_cast<std::size_t>(r * rotary + d)] = in.x.data[static_cast<std::size_t>(r * dim + dim - rotary + d)];
+        const auto y_part = run_op<double>("rotate", inner, part).at(0).value;
+        tensor<double> y = in.x;
+        for (std::int64_t r = 0; r < tokens * heads; ++r)
+          for (std::int64_t d = 0; d < rotary; ++d) y.data[static_cast<std::size_t>(r * dim + dim - rotary + d)] = y_part.data[static_cast<std::size_t>(r * rotary + d)];
+        return y;
+      };
+      out.push_back(std::move(v));
+    }
+  }
   // The attention factor: missing, applied twice, or applied to the pass-through dims too.
   const double factor = plan.freq.attention_factor<double>();
   if (factor != 1) {
