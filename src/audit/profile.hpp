@@ -84,8 +84,15 @@ struct bucket_stats {
   // with a margin for its rounding, so the worst found is the same as dividing every time).
   template <class Record>
   void add_error_in_order(double err, double per_unit, double bound, const Record& record) {
-    const double ulps = err * per_unit;
-    count_in(ulps);
+    add_error_in_order(err, err * per_unit, squared_units(err * per_unit), bound, record);
+  }
+  // The same with the error's ulps and squared_units already known (the sweep shares them with
+  // its per-octave tally).
+  template <class Record>
+  void add_error_in_order(double err, double ulps, unsigned __int128 squared, double bound, const Record& record) {
+    ++count;
+    sum_squares += squared;
+    ++histogram.counts[static_cast<std::size_t>(ulp_histogram::bin_of(ulps))];
     const bool first = worst_ulps.empty();
     if (first || ulps > max_ulps) worst_ulps = record(ulps, fraction_of(err, bound)), max_ulps = ulps;
     if (first || err > max_fraction * bound * (1 - 0x1p-50)) {

@@ -185,21 +185,23 @@ class sweeper {
         double ulps = 0;
         if (std::isfinite(got[e]) && std::isfinite(exact[e])) {
           const double err = std::abs(got[e] - exact[e]);
-          into_bucket.add_error_in_order(err, per_unit, bound[e], record);
           ulps = err * per_unit;
+          const unsigned __int128 squared = squared_units(ulps);
+          into_bucket.add_error_in_order(err, ulps, squared, bound[e], record);
+          row.sum_squares += squared;
         } else {
           // Where the exact value leaves the dtype, its correctly rounded infinity is the only right answer.
           ulps = got[e] == round_to_format(exact[e], format_) ? 0 : std::numeric_limits<double>::infinity();
           into_bucket.add_in_order(ulps, ulps, [&] { return record(ulps, ulps); });
+          if (ulps != 0) ++row.nonfinite;
         }
         if (!(ulps <= thresholds[0]))
           for (std::size_t k = 0; k < thresholds.size(); ++k)
             if (!(ulps <= thresholds[k]) && (into.first_over[k] < 0 || position < into.first_over[k])) into.first_over[k] = position;
-        if (std::isfinite(ulps)) row.sum_squares += squared_units(ulps);
-        else ++row.nonfinite;
         row.max_ulps = std::max(row.max_ulps, ulps);
-        row.max_bound_ulps = std::max(row.max_bound_ulps, bound[e] * per_unit);
+        row.max_bound_ulps = std::max(row.max_bound_ulps, bound[e]);
       }
+      row.max_bound_ulps *= per_unit;  // the row's largest bound, in its ulps (per_unit is a power of 2: exact)
       row.count = static_cast<std::uint64_t>(width);
       into.octaves[static_cast<std::size_t>(octave_of(position))].merge(row);
     }
