@@ -10,7 +10,13 @@ while IFS='|' read -r mutant spec want; do
   case "$mutant" in ''|'#'*) continue ;; esac
   total=$((total + 1))
   json=$(mktemp)
-  "$pecheck" diagnose --impl "$dir/libmutant_$mutant.so" --spec "$spec" --json "$json" > /dev/null 2>&1
+  # wire:MODE is tests/mutants/wire_mutants.py MODE over the wire protocol; anything else a plugin.
+  if [ "${mutant#wire:}" != "$mutant" ]; then
+    impl=(--impl-cmd "/usr/bin/python3 $(dirname "$0")/../mutants/wire_mutants.py ${mutant#wire:}")
+  else
+    impl=(--impl "$dir/libmutant_$mutant.so")
+  fi
+  "$pecheck" diagnose "${impl[@]}" --spec "$spec" --json "$json" > /dev/null 2>&1
   IFS=$'\t' read -r best residual < <(/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d['ranking'][0]; print(r['name'] + '\t' + str(r['residual']))" "$json" 2>/dev/null || printf 'none\tinf\n')
   rm -f "$json"
   fits=$(/usr/bin/python3 -c "import sys; print(1 if sys.argv[1] != 'inf' and float(sys.argv[1]) <= 1 else 0)" "$residual")
