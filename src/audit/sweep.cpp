@@ -128,22 +128,12 @@ class sweeper {
     }
     const auto exact = run_op<double>(w_.op, s_, in);
     const auto& output = got.outputs.at(0);
-    std::vector<double> values(static_cast<std::size_t>(output.elements())), bounds(values.size());
+    std::vector<double> values(static_cast<std::size_t>(output.elements()));
+    const auto bounds = gate::output_bounds(model_, w_.op, s_, in, exact).at(0);
+    // The outputs as doubles, a range of tokens per worker thread.
     const std::int64_t per_token = static_cast<std::int64_t>(values.size()) / tokens;
-    const bool bounds_by_part = !reads_call_length(s_);  // else a part's length would change the plan
-    if (!bounds_by_part) bounds = gate::output_bounds(model_, w_.op, s_, in, exact).at(0);
-    // The outputs as doubles and (where a part of the call has the call's plan) their bounds, a
-    // range of tokens per worker thread.
     parallel_ranges(tokens, std::max<std::int64_t>(1, 8192 / per_token), [&](std::int64_t t0, std::int64_t t1, int) {
       for (std::int64_t e = t0 * per_token; e < t1 * per_token; ++e) values[static_cast<std::size_t>(e)] = output.at(e);
-      if (!bounds_by_part) return;
-      const op_inputs part = token_range(in, t0, t1 - t0);
-      const auto& all = exact.at(0).value;
-      tensor<double> rows(all.shape);
-      rows.shape[0] = t1 - t0;
-      rows.data.assign(all.data.begin() + t0 * per_token, all.data.begin() + t1 * per_token);
-      const auto part_bounds = gate::output_bounds(model_, w_.op, s_, part, {{exact.at(0).name, std::move(rows)}}).at(0);
-      std::copy(part_bounds.begin(), part_bounds.end(), bounds.begin() + t0 * per_token);
     });
     compare(begin, tokens, values, exact.at(0).value.data, bounds);
     for (std::int64_t t = 0; t < tokens; ++t)

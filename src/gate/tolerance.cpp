@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "pe/error.hpp"
+#include "pe/parallel.hpp"
 #include "pe/scheme.hpp"
 #include "pe/schemes/rope.hpp"
 #include "pe/schemes/rope_kernel_errors.hpp"
@@ -108,7 +109,8 @@ void add_rotation_bounds(const error_model& m, const rotary_plan& plan, const op
   const double u_store = u_io > u_w ? u_io : 0;
   const auto errors = errors_of_plan(m, plan);
   const double factor_error = factor == 1 ? 0 : m.angle_coefficient * u_w;
-  for (std::int64_t t = 0; t < tokens; ++t)
+  // Token t's rows of out.
+  const auto bound_token = [&](std::int64_t t) {
     for (std::size_t k = 0; k < plan.pairs.size(); ++k) {
       const auto& pr = plan.pairs[k];
       const std::int64_t p = in.pos[static_cast<std::size_t>(t * axes + pr.axis)];
@@ -128,6 +130,12 @@ void add_rotation_bounds(const error_model& m, const rotary_plan& plan, const op
         out[b] += moved;
       }
     }
+  };
+  // Tokens split across the worker threads, each writing its own rows (an audit's calls hold
+  // millions of elements).
+  parallel_ranges(tokens, std::max<std::int64_t>(1, 8192 / std::max<std::int64_t>(1, heads * dim)), [&](std::int64_t first, std::int64_t end, int) {
+    for (std::int64_t t = first; t < end; ++t) bound_token(t);
+  });
 }
 
 }  // namespace
@@ -193,7 +201,9 @@ std::vector<std::vector<double>> output_bounds(const error_model& m, std::string
   std::vector<std::vector<double>> out;
   for (const auto& e : exact) {
     std::vector<double> b(e.value.data.size());
-    for (std::size_t k = 0; k < b.size(); ++k) b[k] = u_io * std::abs(e.value.data[k]) + tiny;  // the output's own rounding
+    parallel_ranges(static_cast<std::int64_t>(b.size()), 8192, [&](std::int64_t first, std::int64_t end, int) {
+      for (auto k = static_cast<std::size_t>(first); k < static_cast<std::size_t>(end); ++k) b[k] = u_io * std::abs(e.value.data[k]) + tiny;  // the output's own rounding
+    });
     out.push_back(std::move(b));
   }
   if (op == "attend") return {attend_bounds(m, s, in, exact.at(0).value)};
