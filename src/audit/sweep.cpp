@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
 #include <random>
 
 #include <fmt/format.h>
@@ -121,12 +122,27 @@ class sweeper {
       for (std::int64_t t = 0; t < tokens; ++t) std::copy(row_.begin(), row_.end(), in.x.data.begin() + t * static_cast<std::int64_t>(row_.size()));
       if (w_.role) in.role = 0;
     }
-    const auto got = impl.run(w_.op, s_.text(), gate::io_inputs(w_.op, s_, in, model_.io), gate::output_templates(w_.op, s_, in, model_.io));
+    const auto inputs = gate::io_inputs(w_.op, s_, in, model_.io);
+    const auto templates = gate::output_templates(w_.op, s_, in, model_.io);
+    const std::string text = s_.text();
+    gate::call_result got;
+    std::vector<named_tensor<double>> exact;
+    if (impl.in_process()) {
+      got = impl.run(w_.op, text, inputs, templates);
+      if (got.status == gate::call_status::ok) exact = run_op<double>(w_.op, s_, in);
+    } else {
+      // An isolated implementation works in its own process: the reference is computed meanwhile,
+      // on a helper thread. The call stays on this thread: a worker the call starts anew (after a
+      // fault) is forked from it, and a worker dies with the thread that forked it (its
+      // parent-death signal), so that thread must outlive the sweep.
+      auto pending = std::async(std::launch::async, [&] { return run_op<double>(w_.op, s_, in); });
+      got = impl.run(w_.op, text, inputs, templates);
+      exact = pending.get();
+    }
     if (got.status != gate::call_status::ok) {
       profile_.failed_calls.push_back(fmt::format("positions {}..{}: {}: {}", set_.at(begin), set_.at(end - 1), gate::status_name(got.status), got.message));
       return got.status;
     }
-    const auto exact = run_op<double>(w_.op, s_, in);
     const auto& output = got.outputs.at(0);
     std::vector<double> values(static_cast<std::size_t>(output.elements()));
     const auto bounds = gate::output_bounds(model_, w_.op, s_, in, exact).at(0);

@@ -30,6 +30,9 @@ class implementation {
   // What the run should tell its user about the implementation beyond the checks (a worker replaced
   // because it kept memory between calls, say), one line each.
   virtual std::vector<std::string> notes() const { return {}; }
+  // Whether its calls run in the gate's own process (the reference): then nothing else may run
+  // beside a call (MPFR's precision is process-wide). Isolated ones work in another process.
+  virtual bool in_process() const { return false; }
 };
 
 // The longest name pe_impl_name may return, NUL not counted.

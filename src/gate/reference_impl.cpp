@@ -14,6 +14,7 @@ namespace {
 class reference_impl final : public implementation {
  public:
   std::string name() const override { return "pecheck reference (in process)"; }
+  bool in_process() const override { return true; }
 
   call_result run(const std::string& op, const std::string& spec_text, const std::vector<io_tensor>& inputs,
                   const std::vector<io_tensor>& outputs) override {
