@@ -67,16 +67,19 @@ std::string baseline_text(const audit_profile& p) {
 gate::baseline_verdict compare_with_baseline(const audit_profile& now, const std::string& path, double factor) {
   const auto lines = gate::read_baseline(path, audit_baseline_header);
   std::map<std::string, std::string> values;
+  std::map<std::string, int> line_of;  // each setting's line, for errors
   std::vector<std::pair<std::string, bucket_line>> buckets;  // "positions | band", in file order
   for (const auto& l : lines) {
     if (l.key != "bucket") {
-      values[l.key] = l.rest;
+      values[l.key] = l.rest, line_of[l.key] = l.line;
       continue;
     }
     const auto f = fields_of(l.rest);
     if (f.size() != 6) throw input_error(fmt::format("--baseline '{}' line {}: a bucket line has 6 fields separated by ' | '", path, l.line));
     bucket_line b;
-    b.count = static_cast<std::uint64_t>(gate::baseline_number_of(f[2], path, l.line));
+    const double count = gate::baseline_number_of(f[2], path, l.line);
+    if (!(count >= 0 && count < 0x1p63)) throw input_error(fmt::format("--baseline '{}' line {}: '{}' is not a count of elements", path, l.line, f[2]));
+    b.count = static_cast<std::uint64_t>(count);
     b.max_ulps = gate::baseline_number_of(f[3], path, l.line), b.rms_ulps = gate::baseline_number_of(f[4], path, l.line);
     b.fraction = gate::baseline_number_of(f[5], path, l.line);
     buckets.emplace_back(f[0] + " | " + f[1], b);
@@ -91,7 +94,7 @@ gate::baseline_verdict compare_with_baseline(const audit_profile& now, const std
   gate::baseline_verdict v;
   if (values["verdict"] == "PASS" && !audit_passed(now)) v.regression("verdict: PASS -> FAIL");
   if (values.count("covered")) {
-    const double before = gate::baseline_number_of(values["covered"], path, 0);
+    const double before = gate::baseline_number_of(values["covered"], path, line_of["covered"]);
     if (static_cast<double>(covered_positions(now)) < before) v.regression(fmt::format("coverage: {} -> {} positions", before, covered_positions(now)));
   }
   // This run's buckets by the same labels.

@@ -17,14 +17,17 @@ constexpr std::int64_t log_set_limit = std::int64_t{1} << 20;
 // A non-negative number: decimal, or 2^k for 0 <= k <= 62.
 std::int64_t parse_number(std::string_view item, std::string_view whole) {
   const auto fail = [&] {
-    return input_error(fmt::format("--positions '{}': '{}' is not a non-negative integer or 2^k (k <= 62)", whole, item));
+    return input_error(fmt::format("--positions '{}': '{}' is not an integer from 0 to 2^62 or 2^k (k <= 62)", whole, item));
   };
   std::int64_t v = 0;
   const bool power = item.starts_with("2^");
   const std::string_view digits = power ? item.substr(2) : item;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
   if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || v < 0) throw fail();
-  if (!power) return v;
+  if (!power) {
+    if (v > (std::int64_t{1} << 62)) throw fail();  // below 2^62: index arithmetic stays far from overflow
+    return v;
+  }
   if (v > 62) throw fail();
   return std::int64_t{1} << v;
 }
@@ -63,9 +66,9 @@ position_set position_set::parse(std::string_view text) {
   const double lo = std::log2(static_cast<double>(from)), hi = std::log2(static_cast<double>(b));
   for (std::int64_t i = 0; i < spaced; ++i) {
     // The ends exactly; between them the nearest integer to the log-spaced point.
-    const std::int64_t p = i == 0 ? from
-                           : i == spaced - 1 ? b
-                                             : std::llround(std::exp2(lo + (hi - lo) * static_cast<double>(i) / static_cast<double>(spaced - 1)));
+    const std::int64_t p = i == spaced - 1 ? b  // the last first: from 0 with N = 2 the one spaced point is b
+                           : i == 0         ? from
+                                            : std::llround(std::exp2(lo + (hi - lo) * static_cast<double>(i) / static_cast<double>(spaced - 1)));
     if (set.listed_.empty() || p > set.listed_.back()) set.listed_.push_back(p);
   }
   set.text_ = fmt::format("log:{}:{}:{}", a, b, n);

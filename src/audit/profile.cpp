@@ -50,7 +50,7 @@ struct reader {
     const auto& v = at(j, key, path);
     try {
       if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-        if (!v.is_number_integer()) throw input_error("");
+        if (!v.is_number_integer() || (std::is_unsigned_v<T> && !v.is_number_unsigned())) throw input_error("");
       }
       return v.get<T>();
     } catch (const std::exception&) {
@@ -64,6 +64,7 @@ struct reader {
   template <class Tally>
   void counts(const nlohmann::json& j, const std::string& path, Tally& t) const {
     t.count = get<std::uint64_t>(j, "count", path), t.nonfinite = get<std::uint64_t>(j, "nonfinite", path);
+    if (t.nonfinite > t.count) throw input_error(fmt::format("{}: {}.nonfinite is more than its count", where, path));
     const auto sq = get<std::array<std::uint64_t, 2>>(j, "sum_squares", path);
     t.sum_squares = (static_cast<unsigned __int128>(sq[0]) << 64) | sq[1];
   }

@@ -2,6 +2,7 @@
 #include "audit/report.hpp"
 
 #include <cmath>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -61,7 +62,8 @@ std::string text_report(const audit_profile& p) {
     out += fmt::format("  worst element: {}: got {:.9g}, exact {:.17g}, error {:.4g} ulp ({:.4g} of its bound {:.3g})\n", where(s, w), w.got, w.exact,
                        w.ulps, w.fraction, w.bound);
   }
-  if (!t.worst_fraction.empty() && t.worst_fraction.position != t.worst_ulps.position) {
+  const auto& wf = t.worst_fraction;
+  if (!wf.empty() && std::tie(wf.position, wf.head, wf.index) != std::tie(t.worst_ulps.position, t.worst_ulps.head, t.worst_ulps.index)) {
     const auto& w = t.worst_fraction;
     out += fmt::format("  nearest its bound: {}: got {:.9g}, exact {:.17g}, error {:.4g} ulp ({:.4g} of its bound {:.3g})\n", where(s, w), w.got, w.exact,
                        w.ulps, w.fraction, w.bound);

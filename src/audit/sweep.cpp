@@ -285,7 +285,12 @@ audit_profile sweep_all(const audit_request& q, const checked_request& c, gate::
   setup.implementation = impl.name();
   audit_profile profile(setup);
   sweeper sweep(q, c.s, c.model, c.op, profile, c.set);
-  const std::int64_t begin = c.part.begin(c.set.size()), end = c.part.end(c.set.size());
+  // Shards split the calls, not the positions: every call holds the same positions however the
+  // set is sharded (a call's length changes what dynamic NTK and LongRoPE compute), so merged
+  // parts are the unsharded profile.
+  const std::int64_t calls = (c.set.size() - 1) / q.tokens_per_call + 1;
+  const std::int64_t begin = std::min(c.set.size(), c.part.begin(calls) * q.tokens_per_call);
+  const std::int64_t end = std::min(c.set.size(), c.part.end(calls) * q.tokens_per_call);
   profile.assign(begin, end);
   int failures = 0;
   bool unsupported = false;

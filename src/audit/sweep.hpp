@@ -13,7 +13,8 @@ namespace pe::audit {
 struct audit_request {
   gate::implementation_flags implementation;
   std::string spec, dtype = "f32", working, tolerance = "standard";
-  std::string positions = "0:4096", shard = "1/1";
+  std::string positions = "0:4096";
+  std::string shard = "1/1";  // i/n: the i-th of n equal runs of the calls (each tokens_per_call positions)
   std::int64_t tokens_per_call = 1024, heads = 8;
   std::uint64_t seed = 20261202;
   // Called after each call with the positions swept so far and the shard's total; may be empty.

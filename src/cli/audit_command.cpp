@@ -23,11 +23,21 @@ pe::audit::audit_profile read_profile(const std::string& path) { return pe::audi
 
 // The report on stdout, the profile to --json, the page to --html, the baseline compared and saved; exit 0 when it
 // passed (and did not regress), 1 otherwise.
-int finish(const pe::audit::audit_profile& p, const std::string& json, const std::string& html, const baseline_flags& baseline) {
+int finish(const pe::audit::audit_profile& p, const std::string& json, const std::string& html, const baseline_flags& baseline,
+           bool whole = false) {
   fmt::print("{}", pe::audit::text_report(p));
   if (!json.empty()) write_file_atomically(json, pe::audit::to_json(p).dump(1) + "\n", "--json");
   if (!html.empty()) write_file_atomically(html, pe::audit::html_report(p), "--html");
   bool passed = pe::audit::audit_passed(p);
+  // Merged parts must make up the whole set: a missing shard is no pass.
+  if (whole && !p.whole_set()) {
+    fmt::print("audit merge: the parts cover {} of the {} positions: a shard is missing\n", [&] {
+      std::int64_t n = 0;
+      for (const auto& r : p.assigned) n += r.second - r.first;
+      return n;
+    }(), p.setup.position_count);
+    passed = false;
+  }
   if (!baseline.compare.empty()) {
     const auto v = pe::audit::compare_with_baseline(p, baseline.compare, baseline.factor);
     fmt::print("{}", v.text(baseline.compare));
@@ -74,7 +84,7 @@ std::function<int()> add_audit_command(CLI::App& app) {
     if (merge->parsed()) {
       pe::audit::audit_profile p = read_profile(o->parts.at(0));
       for (std::size_t k = 1; k < o->parts.size(); ++k) p.merge(read_profile(o->parts[k]));
-      return finish(p, o->merged_json, o->html, o->baseline);
+      return finish(p, o->merged_json, o->html, o->baseline, true);
     }
     if (o->request.spec.empty()) throw pe::input_error("audit: --spec is required");
     // A baseline that cannot be read stops the audit before it sweeps.

@@ -33,6 +33,13 @@ TEST(position_set, a_log_set_runs_from_a_to_b_increasing_without_repeats) {
   EXPECT_EQ(s.at(4), 4);
 }
 
+TEST(position_set, a_log_set_of_two_from_0_is_0_and_b) {
+  const auto s = position_set::parse("log:0:100:2");
+  EXPECT_EQ(s.size(), 2);
+  EXPECT_EQ(s.at(0), 0);
+  EXPECT_EQ(s.at(1), 100);
+}
+
 TEST(position_set, bad_text_is_named_in_one_line) {
   const auto message = [](const char* text) {
     try {
@@ -43,8 +50,9 @@ TEST(position_set, bad_text_is_named_in_one_line) {
     return std::string("no error");
   };
   EXPECT_EQ(message("5:5"), "--positions '5:5': the range is empty (a:b means a <= p < b)");
-  EXPECT_EQ(message("-1:5"), "--positions '-1:5': '-1' is not a non-negative integer or 2^k (k <= 62)");
-  EXPECT_EQ(message("0:2^63"), "--positions '0:2^63': '2^63' is not a non-negative integer or 2^k (k <= 62)");
+  EXPECT_EQ(message("-1:5"), "--positions '-1:5': '-1' is not an integer from 0 to 2^62 or 2^k (k <= 62)");
+  EXPECT_EQ(message("0:2^63"), "--positions '0:2^63': '2^63' is not an integer from 0 to 2^62 or 2^k (k <= 62)");
+  EXPECT_EQ(message("0:9223372036854775807"), "--positions '0:9223372036854775807': '9223372036854775807' is not an integer from 0 to 2^62 or 2^k (k <= 62)");
   EXPECT_EQ(message("log:0:100:1"), "--positions 'log:0:100:1': N must be 2 to 1048576");
   EXPECT_EQ(message("1:2:3"), "--positions '1:2:3': give a range a:b (a <= p < b) or a log-spaced set log:a:b:N");
 }
