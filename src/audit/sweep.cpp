@@ -277,6 +277,12 @@ checked_request check_request(const audit_request& q) {
   setup.position_count = set.size(), setup.heads = q.heads, setup.tokens_per_call = q.tokens_per_call, setup.seed = q.seed;
   swept_op op = swept_op_of(s, setup);
   if (op.op != "rotate") setup.heads = 1;  // no x: one row per position
+  // A call's tensors are held several times over in binary64: 2^27 elements (1 GiB each) at most.
+  const auto per_call = static_cast<double>(q.tokens_per_call) * static_cast<double>(setup.heads) * static_cast<double>(op.width);
+  if (per_call > 0x1p27) {
+    throw input_error(fmt::format("--tokens-per-call {} x {} head(s) x {} values = {:.0f} elements per call, more than 2^27: give fewer tokens per call",
+                                  q.tokens_per_call, setup.heads, op.width, per_call));
+  }
   return {s, model, set, part, std::move(setup), std::move(op)};
 }
 
