@@ -40,14 +40,14 @@ std::function<int()> add_golden_command(CLI::App& app) {
   return [o, regen, verify, diff, exp] {
     if (regen->parsed()) {
       std::optional<std::regex> only;
-      if (!o->only.empty()) only = option_regex(o->only, "--only");
+      if (!o->only.empty()) only = option_regex(o->only, "--only"), pe::golden::require_selection(*only, fmt::format("--only '{}'", o->only));
       const auto written = pe::golden::regen(o->dir, only);
       fmt::print("regenerated {} golden files in {} and MANIFEST.json\n", written.size(), o->dir);
       return 0;
     }
     if (verify->parsed()) {
       std::optional<std::regex> only;
-      if (!o->only.empty()) only = option_regex(o->only, "--only");
+      if (!o->only.empty()) only = option_regex(o->only, "--only"), pe::golden::require_selection(*only, fmt::format("--only '{}'", o->only));
       const auto problems = pe::golden::verify(o->dir, only);
       for (const auto& p : problems) fmt::print("{}\n", p);
       if (!problems.empty()) {

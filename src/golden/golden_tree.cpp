@@ -138,6 +138,13 @@ std::map<std::string, golden_file> read_tree(const fs::path& dir, std::vector<st
 
 }  // namespace
 
+void require_selection(const std::regex& only, const std::string& flag_text) {
+  if (std::regex_search(decay_table_path, only)) return;
+  for (const auto& set : case_sets())
+    if (std::regex_search(set.path, only)) return;
+  throw input_error(fmt::format("{}: no golden file matches (paths look like {} or {})", flag_text, case_sets().front().path, decay_table_path));
+}
+
 std::vector<std::string> regen(const fs::path& dir, const std::optional<std::regex>& only) {
   std::vector<std::pair<fs::path, std::string>> out;
   std::vector<std::string> written;

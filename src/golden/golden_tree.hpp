@@ -8,6 +8,11 @@
 
 namespace pe::golden {
 
+// Throws input_error "FLAG 'TEXT': no golden file matches ..." when `only` selects none of the files
+// regen writes (the case sets' and the figures'): a pattern that selects nothing would otherwise
+// regenerate or verify nothing and say all is well.
+void require_selection(const std::regex& only, const std::string& flag_text);
+
 // Recomputes the sets whose path matches `only` (all when absent) and rewrites them and
 // MANIFEST.json. Everything is computed before anything is written; each file goes to a
 // temporary name and is renamed. Returns the paths written.

@@ -169,6 +169,11 @@ const bad_call bad_calls[] = {
     {"golden export --format npz out", "pecheck: --format: npz not in {npy,json}\n"},
     {"golden frobnicate", "pecheck golden: unknown command 'frobnicate' (commands: regen, verify, diff, export)\n"},
     {"golden", "pecheck golden: a command is required (commands: regen, verify, diff, export)\n"},
+    // A pattern that selects no file would verify (or regenerate) nothing and call that a pass.
+    {"golden verify --only 'no_such_file'",
+     "pecheck: --only 'no_such_file': no golden file matches (paths look like seeds/seed004_rope_trace.json or figures/roformer_decay.txt)\n"},
+    {"golden regen --only 'no_such_file'",
+     "pecheck: --only 'no_such_file': no golden file matches (paths look like seeds/seed004_rope_trace.json or figures/roformer_decay.txt)\n"},
     {"check --property '('", "pecheck: --property '(' is not a regular expression: Mismatched '(' and ')' in regular expression\n"},
     {"check --property 'no-such-law'", "pecheck: no target matches --property 'no-such-law' --spec '.*'\n"},
     {"check --cases 0", "pecheck: --cases: Value 0 not in range 1 to 1000000\n"},
