@@ -93,8 +93,7 @@ void add_parameter_variants(const spec& s, std::vector<variant>& out) {
 
 // Positions read another way: each variant maps a call's positions (for ops that take them).
 void add_position_variants(const spec& s, const std::string& op, std::vector<variant>& out) {
-  const auto inputs = inputs_of(op, s, false);
-  if (std::none_of(inputs.begin(), inputs.end(), [](const tensor_schema* t) { return t->name == "pos"; })) return;
+  if (!takes_input(op, s, "pos")) return;
   using map = std::function<std::int64_t(std::int64_t p, std::int64_t first, std::int64_t t)>;
   const auto add = [&](std::string name, std::string what, map f) {
     variant v = of_transform(std::move(name), s, what);
@@ -313,7 +312,7 @@ void add_scaling_variants(const spec& s, std::vector<variant>& out) {
 
 // The call's length read one more or one less (a switch at >= instead of >), where it matters.
 void add_length_variants(const spec& s, const std::string& op, std::vector<variant>& out) {
-  if (op != "rotate" || !reads_call_length(s)) return;
+  if (!splits_by_token(op) || !reads_call_length(s)) return;  // run_op_tokens takes the length
   // Scaled at every length, as after a call of twice original_max (a state a long call left behind).
   for (const auto& p : s.info().params)
     if (p.kind == param_kind::scheme && s.has(p.name) && s.nested(p.name).has("original_max")) {
@@ -331,7 +330,7 @@ void add_length_variants(const spec& s, const std::string& op, std::vector<varia
 
 // x and the role read another way.
 void add_input_variants(const spec& s, const std::string& op, std::vector<variant>& out) {
-  if (op != "rotate") return;
+  if (!takes_input(op, s, "x")) return;
   variant head0 = of_transform("x of head 0", s, "rotating head 0's x for every head (a head stride of 0)");
   head0.inputs = [](const op_inputs& in) {
     op_inputs o = in;

@@ -79,20 +79,13 @@ struct bucket_stats {
     if (first || ulps > max_ulps || (std::isnan(ulps) && !std::isnan(max_ulps))) worst_ulps = record(), max_ulps = ulps;
     if (first || fraction > max_fraction || (std::isnan(fraction) && !std::isnan(max_fraction))) worst_fraction = record(), max_fraction = fraction;
   }
-  // add_in_order for a finite error `err` whose ulps are err * per_unit and whose bound is `bound`:
-  // the fraction err / bound is divided out only where it may be a new worst (a multiply first,
-  // with a margin for its rounding, so the worst found is the same as dividing every time).
-  template <class Record>
-  void add_error_in_order(double err, double per_unit, double bound, const Record& record) {
-    add_error_in_order(err, err * per_unit, squared_units(err * per_unit), bound, record);
-  }
-  // The same with the error's ulps and squared_units already known (the sweep shares them with
-  // its per-octave tally).
+  // add_in_order for a finite error `err` of `ulps` (whose squared_units are `squared`, shared with
+  // the sweep's per-octave tally) and bound `bound`: the fraction err / bound is divided out only
+  // where it may be a new worst (a multiply first, with a margin for its rounding, so the worst
+  // found is the same as dividing every time).
   template <class Record>
   void add_error_in_order(double err, double ulps, unsigned __int128 squared, double bound, const Record& record) {
-    ++count;
-    sum_squares += squared;
-    ++histogram.counts[static_cast<std::size_t>(ulp_histogram::bin_of(ulps))];
+    count_finite(ulps, squared);
     const bool first = worst_ulps.empty();
     if (first || ulps > max_ulps) worst_ulps = record(ulps, fraction_of(err, bound)), max_ulps = ulps;
     if (first || err > max_fraction * bound * (1 - 0x1p-50)) {
@@ -103,12 +96,13 @@ struct bucket_stats {
   static double fraction_of(double err, double bound) { return bound > 0 ? err / bound : (err > 0 ? INFINITY : 0); }
   // count, nonfinite, sum_squares and the histogram.
   void count_in(double ulps) {
+    if (std::isfinite(ulps)) return count_finite(ulps, squared_units(ulps));
+    ++count, ++nonfinite;
+    ++histogram.counts[static_cast<std::size_t>(ulp_histogram::bin_of(ulps))];
+  }
+  void count_finite(double ulps, unsigned __int128 squared) {
     ++count;
-    if (std::isfinite(ulps)) {
-      sum_squares += squared_units(ulps);
-    } else {
-      ++nonfinite;
-    }
+    sum_squares += squared;
     ++histogram.counts[static_cast<std::size_t>(ulp_histogram::bin_of(ulps))];
   }
   void merge(const bucket_stats& other);

@@ -8,12 +8,14 @@
 
 #include "audit/position_set.hpp"
 #include "gate/io.hpp"
+#include "pe/op_schema.hpp"
+#include "pe/spec.hpp"
 
 namespace pe::audit {
 namespace {
 
 std::string where(const audit_setup& s, const element_record& e) {
-  if (s.op == "rotate") return fmt::format("position {}, head {}, dim {}", e.position, e.head, e.index);
+  if (takes_input(s.op, parse_spec_any(s.spec), "x")) return fmt::format("position {}, head {}, dim {}", e.position, e.head, e.index);
   return fmt::format("position {}, component {}", e.position, e.index);
 }
 

@@ -15,6 +15,7 @@
 #include "gate/tolerance.hpp"
 #include "pe/error.hpp"
 #include "pe/op_chunks.hpp"
+#include "pe/op_schema.hpp"
 #include "pe/parallel.hpp"
 #include "pe/ops.hpp"
 #include "pe/scheme.hpp"
@@ -41,6 +42,7 @@ constexpr int failures_before_stopping = 3;
 // the output's last axis.
 struct swept_op {
   std::string op;
+  bool takes_x = false;               // rotate: x [T, H, D], a row per head
   std::int64_t axes = 1, width = 0;
   bool role = false;                  // rotate by role (xPos): the sweep rotates queries
   std::vector<std::int64_t> band_of;  // per index of the last axis
@@ -58,6 +60,7 @@ swept_op swept_op_of(const spec& s, audit_setup& setup) {
                                   fmt::join(s.info().ops, ", ")));
   }
   setup.op = w.op;
+  w.takes_x = takes_input(w.op, s, "x");
   w.axes = position_axes(s);
   std::vector<std::int64_t> unit_of;  // per index: its pair or component, -1 for a dim no pair turns
   std::int64_t units = 0;
@@ -100,7 +103,7 @@ class sweeper {
  public:
   sweeper(const audit_request& q, const spec& s, const gate::error_model& m, const swept_op& w, audit_profile& p, const position_set& set)
       : q_(q), s_(s), model_(m), w_(w), profile_(p), set_(set), format_(gate::dtype_format(m.io)) {
-    if (w_.op == "rotate") row_ = pseudo_random_row(q.seed, q.heads * w.width, m.io);
+    if (w_.takes_x) row_ = pseudo_random_row(q.seed, q.heads * w.width, m.io);
     partial_.assign(static_cast<std::size_t>(worker_threads()), audit_profile(p.setup));
   }
 
@@ -276,7 +279,7 @@ checked_request check_request(const audit_request& q) {
   setup.spec = s.text(), setup.dtype = q.dtype, setup.working = working, setup.tolerance = q.tolerance, setup.positions = set.text();
   setup.position_count = set.size(), setup.heads = q.heads, setup.tokens_per_call = q.tokens_per_call, setup.seed = q.seed;
   swept_op op = swept_op_of(s, setup);
-  if (op.op != "rotate") setup.heads = 1;  // no x: one row per position
+  if (!op.takes_x) setup.heads = 1;  // no x: one row per position
   // A call's tensors are held several times over in binary64: 2^27 elements (1 GiB each) at most.
   const auto per_call = static_cast<double>(q.tokens_per_call) * static_cast<double>(setup.heads) * static_cast<double>(op.width);
   if (per_call > 0x1p27) {

@@ -1,6 +1,8 @@
 // The op table (see op_schema.hpp): golden/README.md's op table, as data every consumer loops over.
 #include "pe/op_schema.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "pe/scheme.hpp"
@@ -117,6 +119,11 @@ std::vector<const tensor_schema*> inputs_of(std::string_view op, const spec& s, 
   return select(op, [&](const tensor_schema& t) {
     return t.role == tensor_role::input && (with_constants || !t.constant) && applies(t, s);
   });
+}
+
+bool takes_input(std::string_view op, const spec& s, std::string_view name) {
+  const auto inputs = inputs_of(op, s, false);
+  return std::any_of(inputs.begin(), inputs.end(), [&](const tensor_schema* t) { return t->name == name; });
 }
 
 std::vector<const tensor_schema*> outputs_of(std::string_view op, const spec& s) {

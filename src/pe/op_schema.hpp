@@ -74,6 +74,8 @@ bool applies(const tensor_schema& t, const spec& s);
 // The op's inputs on s: those of the call, and with_constants also those of the spec.
 std::vector<const tensor_schema*> inputs_of(std::string_view op, const spec& s, bool with_constants);
 std::vector<const tensor_schema*> outputs_of(std::string_view op, const spec& s);
+// Whether the op on s takes the call input `name` ("pos", "x", ...).
+bool takes_input(std::string_view op, const spec& s, std::string_view name);
 
 // "[T, H, D]", or "[T] or [T, A]" for position rows: the notation of golden/README.md.
 std::string shape_text(const shape_rule& r);
