@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -24,6 +25,17 @@ namespace {
 
 using json = nlohmann::json;
 using clock_type = process::clock_type;
+
+// The longest head line the gate reads. Heads are small (an answer's names, dtypes and shapes: some
+// hundred bytes); the limit stops a process that writes without a newline (a binary dump, a log
+// line gone wrong) at once, not at the deadline, and bounds what the gate buffers.
+constexpr std::size_t line_limit = std::size_t{4} << 20;
+
+// Text a process wrote, for a one-line message: its first 200 bytes as a JSON string (quoted,
+// control bytes escaped, invalid UTF-8 replaced), so no newline or terminal escape gets through.
+std::string excerpt(const std::string& text) {
+  return json(text.substr(0, 200)).dump(-1, ' ', false, json::error_handler_t::replace) + (text.size() > 200 ? "..." : "");
+}
 
 // What a JSON value is, for a malformed answer's report: its type, and its text when short.
 std::string described(const json& v) {
@@ -114,6 +126,7 @@ class wire_process final : public implementation {
         return {hello.ok ? call_status::bad_output : hello.status, "restarting the process: " + *problem, {}};
       }
     }
+    if (auto r = unasked_output()) return *r;
     json request{{"v", 1}, {"id", ++id_}, {"op", op}, {"spec", spec}, {"inputs", json::array()}, {"outputs", json::array()}};
     std::string payload;
     for (const auto& t : inputs) {
@@ -123,7 +136,9 @@ class wire_process final : public implementation {
     }
     for (const auto& t : outputs) request["outputs"].push_back({{"name", t.name}, {"dtype", dtype_name(t.type)}, {"shape", t.shape}});
     request["payload_bytes"] = payload.size();
-    const auto answer = exchange(request, payload, timeout_ms_);
+    std::size_t output_bytes = 0;
+    for (const auto& t : outputs) output_bytes += t.bytes.size();
+    const auto answer = exchange(request, payload, timeout_ms_, output_bytes);
     if (!answer.ok) {
       r.status = answer.status;
       r.message = answer.message;
@@ -132,6 +147,14 @@ class wire_process final : public implementation {
     }
     const json& head = answer.head;
     if (const auto problem = malformed(head)) return bad(r, *problem);
+    // Whatever its status, an answer to another request means the process is out of step (an
+    // earlier answer given twice, say): its next answer would be taken for the wrong call.
+    if (!head.contains("id") || head["id"] != id_) {
+      stop();
+      return bad(r, head.contains("id") ? fmt::format("answer id {} for request {}: the process is out of step (an answer given twice?)", head["id"].dump(), id_)
+                                        : fmt::format("answer without an id for request {}", id_));
+    }
+    if (!buffer_.empty()) return bad(r, more_than_one_answer());
     const std::string status = head["status"];
     r.message = head.contains("message") ? head["message"].get<std::string>() : "";
     if (status == "unsupported") {
@@ -143,7 +166,6 @@ class wire_process final : public implementation {
       if (status != "error") r.message = fmt::format("answer has status '{}': {}", status, head.dump().substr(0, 200));
       return r;
     }
-    if (head.value("id", std::int64_t{-1}) != id_) return bad(r, fmt::format("answer id {} for request {}", head.value("id", std::int64_t{-1}), id_));
     if (!head.contains("outputs")) return bad(r, "answer has no outputs array");
     r.outputs = outputs;
     for (auto& t : r.outputs) {
@@ -158,7 +180,7 @@ class wire_process final : public implementation {
       }
       const auto offset = o["offset"].get<std::uint64_t>(), nbytes = o["nbytes"].get<std::uint64_t>();
       if (nbytes != t.bytes.size() || offset > answer.payload.size() || nbytes > answer.payload.size() - offset) {
-        return bad(r, fmt::format("output {} claims bytes [{}, {}) of a {}-byte payload; it needs {} bytes", t.name, offset, offset + nbytes,
+        return bad(r, fmt::format("output {} claims {} bytes at offset {} of a {}-byte payload; it needs {} bytes", t.name, nbytes, offset,
                                   answer.payload.size(), t.bytes.size()));
       }
       std::memcpy(t.bytes.data(), answer.payload.data() + offset, nbytes);
@@ -177,14 +199,44 @@ class wire_process final : public implementation {
 
   // What is wrong with an answer to hello (none, not ok, another version), or nothing.
   static std::optional<std::string> hello_problem(const answer_frame& hello) {
-    if (!hello.ok) return "no answer to hello: " + hello.message;
+    if (!hello.ok) return (hello.status == call_status::bad_output ? "bad answer to hello: " : "no answer to hello: ") + hello.message;
     const json& h = hello.head;
     const auto field = [&](const char* key) { return h.is_object() && h.contains(key) ? h[key] : json(); };
-    if (field("status") != "ok" || field("v") != 1) return "hello answered " + h.dump();
+    if (field("status") != "ok" || field("v") != 1) return "hello answered " + excerpt(h.dump());
     return std::nullopt;
   }
 
-  answer_frame say_hello() { return exchange(json{{"v", 1}, {"op", "hello"}, {"payload_bytes", 0}}, {}, start_timeout_ms_); }
+  answer_frame say_hello() {
+    answer_frame a = exchange(json{{"v", 1}, {"op", "hello"}, {"payload_bytes", 0}}, {}, start_timeout_ms_, 0);
+    if (a.ok && !buffer_.empty()) {
+      a.ok = false;
+      a.status = call_status::bad_output;
+      a.message = more_than_one_answer();
+    }
+    return a;
+  }
+
+  // The process answered, and wrote more (already read): a second answer, or output out of step. It is restarted.
+  std::string more_than_one_answer() {
+    const std::string message = fmt::format("the process wrote {} bytes more after its answer, unasked (a second answer?): {}", buffer_.size(), excerpt(buffer_));
+    stop();
+    return message;
+  }
+
+  // Bytes the process wrote after its last answer and before the next request, failing the call
+  // about to be made (the process is restarted): they would be read as that call's answer.
+  std::optional<call_result> unasked_output() {
+    if (!process_) return std::nullopt;
+    char chunk[65536];
+    ssize_t n;
+    while ((n = read(out_, chunk, sizeof chunk)) > 0 && buffer_.size() <= line_limit) buffer_.append(chunk, static_cast<std::size_t>(n));
+    if (buffer_.empty()) return std::nullopt;  // nothing, or an end of file, which the exchange reports
+    call_result r;
+    bad(r, fmt::format("the process wrote {}{} bytes after its answer to request {}, unasked (a second answer?): {}", buffer_.size(),
+                       buffer_.size() > line_limit ? "+" : "", id_, excerpt(buffer_)));
+    stop();
+    return r;
+  }
 
   static call_result& bad(call_result& r, std::string why) {
     r.status = call_status::bad_output;
@@ -233,21 +285,26 @@ class wire_process final : public implementation {
   }
 
   // The answer's head, once its line is in: sets `want` to the frame's whole length. False (a
-  // filled) when the line is not JSON or announces a payload the gate will not take.
-  bool read_head(std::size_t newline, std::size_t& want, answer_frame& a) {
+  // filled) when the line is too long or not JSON, or announces a payload that is not a count or
+  // larger than `payload_limit`, the outputs asked for: refused before any of it is read.
+  bool read_head(std::size_t newline, std::size_t payload_limit, std::size_t& want, answer_frame& a) {
+    a.status = call_status::bad_output;
     const std::string line = buffer_.substr(0, newline);
     try {
       a.head = json::parse(line);
     } catch (const json::parse_error&) {
-      a.message = fmt::format("the answer line is not JSON: {}", line.substr(0, 200));
+      a.message = fmt::format("the answer line is not JSON (stdout carries the protocol alone; logs go to stderr): {}", excerpt(line));
       return false;
     }
     const json none = 0;
     const json& bytes = a.head.is_object() && a.head.contains("payload_bytes") ? a.head["payload_bytes"] : none;
-    if (!is_count(bytes) || bytes.get<std::uint64_t>() > (std::uint64_t{1} << 32)) {
-      a.status = call_status::bad_output;
-      a.message = is_count(bytes) ? fmt::format("the answer announces {} payload bytes", bytes.get<std::uint64_t>())
-                                  : fmt::format("malformed answer: field payload_bytes is {}, not a non-negative integer", described(bytes));
+    if (!is_count(bytes)) {
+      a.message = fmt::format("malformed answer: field payload_bytes is {}, not a non-negative integer", described(bytes));
+      return false;
+    }
+    if (bytes.get<std::uint64_t>() > payload_limit) {
+      a.message = fmt::format("the answer announces {} payload bytes, more than the {} its outputs take (refused unread)", bytes.get<std::uint64_t>(),
+                              payload_limit);
       return false;
     }
     want = newline + 1 + bytes.get<std::size_t>();
@@ -256,17 +313,25 @@ class wire_process final : public implementation {
 
   // Writes the request and reads the answer at the same time, all under one deadline, `limit_ms`
   // from now: a process may answer (or die) before it has read its whole request, and a full pipe
-  // must not stall the gate.
-  answer_frame exchange(const json& head, const std::string& payload, int limit_ms) {
+  // must not stall the gate. The answer may carry at most `payload_limit` payload bytes.
+  answer_frame exchange(const json& head, const std::string& payload, int limit_ms, std::size_t payload_limit) {
     answer_frame a;
     const auto deadline = clock_type::now() + std::chrono::milliseconds(limit_ms);
     const std::string request = head.dump() + "\n" + payload;
     std::size_t written = 0, want = 0;  // want: the answer frame's length, once its head is read
+    std::size_t searched = 0;           // bytes of the buffer known to hold no newline
     bool head_read = false;
     for (;;) {
       if (!head_read) {
-        if (const auto newline = buffer_.find('\n'); newline != std::string::npos) {
-          if (!read_head(newline, want, a)) return a;
+        const auto newline = buffer_.find('\n', searched);
+        searched = buffer_.size();
+        if (std::min(newline, buffer_.size()) > line_limit) {  // a newline past the limit, or none yet
+          a.status = call_status::bad_output;
+          a.message = fmt::format("the answer's head line passed the wire's limit of {} bytes ({} MiB): {}", line_limit, line_limit >> 20, excerpt(buffer_));
+          return a;
+        }
+        if (newline != std::string::npos) {
+          if (!read_head(newline, payload_limit, want, a)) return a;
           head_read = true;
         }
       }
@@ -296,7 +361,7 @@ class wire_process final : public implementation {
     }
     const auto newline = buffer_.find('\n');
     a.payload = buffer_.substr(newline + 1, want - newline - 1);
-    buffer_.erase(0, want);
+    buffer_.erase(0, want);  // what follows is unasked: the caller, knowing the answer's id, says so
     a.ok = true;
     // Answered before reading all of its request: the rest would be read as the next frame.
     if (written < request.size()) stop();

@@ -5,15 +5,22 @@
 # A unique marker reaches every process of the implementation's: the plugin's file name (a
 # symlink) for --impl, which the gate's forked children carry in their argv; the last argument of
 # the command for --impl-cmd, which its children inherit.
+# FAULT_FAILS=N in the environment: exactly N checks FAIL and none is UNSUPPORTED. For the faults
+# that fault once per gate run (PECHECK_FAULT_ONCE, set here), every check after the fault's own
+# passes: the fault left the gate's state as it was.
 set -u
 pecheck=$1 kind=$2 target=$3 expected=$4 max_seconds=$5 pattern=$6
 shift 6
 marker="pecheck-fault-$$-$RANDOM"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+export PECHECK_FAULT_ONCE="$dir/faulted"
 if [ "$kind" = impl ]; then
+  # A relative path, from the gate's directory: a fresh worker after a fault (one that changed its
+  # directory, say) must find it again.
   ln -s "$target" "$dir/$marker.so"
-  impl=(--impl "$dir/$marker.so")
+  cd "$dir" || exit 1
+  impl=(--impl "./$marker.so")
 else
   impl=(--impl-cmd "$target $marker")
 fi
@@ -35,4 +42,10 @@ done
 if [ -n "$left" ]; then echo "processes left behind:"; ps -o pid,ppid,pgid,stat,args -p "$(echo $left | tr ' ' ,)"; kill -KILL $left; exit 1; fi
 if [ "$status" -ne "$expected" ]; then echo "expected exit status $expected, got $status"; exit 1; fi
 if ! grep -Eq -e "$pattern" <<<"$out"; then echo "no line matches '$pattern'"; exit 1; fi
+if [ -n "${FAULT_FAILS:-}" ]; then
+  fails=$(grep -c '^FAIL ' <<<"$out") unsupported=$(grep -c '^UNSUPPORTED ' <<<"$out")
+  if [ "$fails" -ne "$FAULT_FAILS" ] || [ "$unsupported" -ne 0 ]; then
+    echo "expected $FAULT_FAILS failing check(s) and no unsupported one, got $fails and $unsupported"; exit 1
+  fi
+fi
 if [ "$seconds" -gt "$max_seconds" ]; then echo "took ${seconds} s, more than ${max_seconds} s"; exit 1; fi

@@ -74,8 +74,11 @@ add_test(NAME gate.fault_hang_leaves_no_process COMMAND ${fault_runner} $<TARGET
 set_tests_properties(gate.fault_hang_leaves_no_process PROPERTIES LABELS gate)
 
 set(faulty_wire "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/faulty_wire.py")
-# mode|spec|seconds at most|the line that must appear. closes_stdout_stays_alive runs with exec:
-# under a plain `sh -c` the shell keeps the pipe open, and the gate sees a plain hang instead of EOF.
+# mode|spec|seconds at most|the line that must appear[|exit status (default 1)|--timeout-ms (default
+# 1000)|checks that fail (FAULT_FAILS: none other may)|more gate arguments]. The closes_ modes run
+# with exec: under a plain `sh -c` the shell keeps the pipe open, and the gate sees a plain hang
+# instead of EOF. chdir_away is started by a path relative to the gate's directory (this one), which
+# the restarted process must find again.
 set(wire_faults
   "closes_stdout_stays_alive|rope(dim=32)|20|timed out: the process closed its stdout and was still running after 1000 ms"
   "never_answers|rope(dim=32)|20|timed out: declared hung after 3 consecutive deadlines of 1000 ms"
@@ -91,16 +94,56 @@ set(wire_faults
   "wrong_json_types_shape|rope(dim=32)|30|bad output: malformed answer: field outputs\\[0\\]\\.shape is array .*, not an array of non-negative integers"
   "wrong_json_types_offset|rope(dim=32)|30|bad output: malformed answer: field outputs\\[0\\]\\.offset is number -1, not a non-negative integer"
   "wrong_json_types_nbytes|rope(dim=32)|30|bad output: malformed answer: field outputs\\[0\\]\\.nbytes is number 1.5, not a non-negative integer"
-  "wrong_json_types_payload_bytes|rope(dim=32)|30|bad output: malformed answer: field payload_bytes is string \"[0-9]+\", not a non-negative integer")
+  "wrong_json_types_payload_bytes|rope(dim=32)|30|bad output: malformed answer: field payload_bytes is string \"[0-9]+\", not a non-negative integer"
+  # The NumPy adapter with one fault in the whole run (faulty_wire.py's SERVED_MODES): its check
+  # fails, and every other, on the next spec too, passes.
+  "ignores_signals|rope(dim=32)|30|timed out: no answer within 1000 ms|1|1000|1|--spec rope(dim=64)"
+  "closes_std_fds|rope(dim=32)|30|timed out: the process closed its stdout and was still running after 1000 ms|1|1000|1|--spec rope(dim=64)"
+  "chdir_away|rope(dim=32)|30|crashed: the process exited with status 3 mid-answer|1|1000|1|--spec rope(dim=64)"
+  "sleeps_after_answer|rope(dim=32)|30|timed out: no answer within 1000 ms|1|1000|1|--spec rope(dim=64)"
+  "answers_twice|rope(dim=32)|30|bad output: the process wrote [0-9]+ bytes (more )?after its answer.*unasked \\(a second answer\\?\\): \"\\{|1|1000|1|--spec rope(dim=64)"
+  "answers_twice_late|rope(dim=32)|30|bad output: answer id 1 for request 2: the process is out of step|1|1000|1|--spec rope(dim=64)"
+  "garbage_before_hello|rope(dim=32)|20|--impl-cmd .*: bad answer to hello: the answer line is not JSON \\(stdout carries the protocol alone. logs go to stderr\\): \"loading weights... done\"$|2"
+  # The wire's limits: refused at once (a deadline of a minute would fail the time limit), one line naming field and value.
+  "binary_before_hello|rope(dim=32)|20|--impl-cmd .*: bad answer to hello: the answer's head line passed the wire's limit of 4194304 bytes \\(4 MiB\\): |2|60000||--start-timeout-ms 60000"
+  "line_without_newline|rope(dim=32)|20|bad output: the answer's head line passed the wire's limit of 4194304 bytes \\(4 MiB\\): \"xxxx|1|60000|1|--spec rope(dim=64)"
+  "line_over_limit|rope(dim=32)|20|bad output: the answer's head line passed the wire's limit of 4194304 bytes \\(4 MiB\\): \"\\{|1|60000|1|--spec rope(dim=64)"
+  "payload_bytes_2_63|rope(dim=32)|20|bad output: the answer announces 9223372036854775808 payload bytes, more than the [0-9]+ its outputs take \\(refused unread\\)|1|60000|1|--spec rope(dim=64)"
+  "payload_larger_than_outputs|rope(dim=32)|20|bad output: the answer announces [0-9]+ payload bytes, more than the [0-9]+ its outputs take|1|1000|1|--spec rope(dim=64)"
+  "payload_bytes_1e300|rope(dim=32)|20|bad output: malformed answer: field payload_bytes is number 1e\\+300, not a non-negative integer|1|1000|1|--spec rope(dim=64)"
+  "payload_bytes_minus_1_5|rope(dim=32)|20|bad output: malformed answer: field payload_bytes is number -1.5, not a non-negative integer|1|1000|1|--spec rope(dim=64)"
+  "payload_bytes_2_64|rope(dim=32)|20|bad output: malformed answer: field payload_bytes is number 1.8446744073709552e\\+19, not a non-negative integer|1|1000|1|--spec rope(dim=64)"
+  "offset_1e300|rope(dim=32)|20|bad output: malformed answer: field outputs\\[0\\]\\.offset is number 1e\\+300, not a non-negative integer|1|1000|1|--spec rope(dim=64)"
+  "offset_2_64_minus_1|rope(dim=32)|20|bad output: output y claims [0-9]+ bytes at offset 18446744073709551615 of a [0-9]+-byte payload|1|1000|1|--spec rope(dim=64)"
+  "nbytes_minus_1_5|rope(dim=32)|20|bad output: malformed answer: field outputs\\[0\\]\\.nbytes is number -1.5, not a non-negative integer|1|1000|1|--spec rope(dim=64)"
+  "nbytes_2_63|rope(dim=32)|20|bad output: output y claims 9223372036854775808 bytes at offset 0 of a [0-9]+-byte payload|1|1000|1|--spec rope(dim=64)")
 foreach(entry ${wire_faults})
-  fault_fields("${entry}" mode spec seconds pattern)
-  set(launcher "")
-  if(mode STREQUAL "closes_stdout_stays_alive")
-    set(launcher "exec ")
+  fault_fields("${entry}" mode spec seconds pattern status timeout fails extra)
+  if(status STREQUAL "")
+    set(status 1)
   endif()
-  add_test(NAME gate.fault_wire_${mode} COMMAND ${fault_runner} $<TARGET_FILE:pecheck> impl-cmd "${launcher}${faulty_wire} ${mode}" 1 ${seconds} "${pattern}"
-                                                --spec "${spec}" --cases 20 --timeout-ms 1000 ${fault_golden})
+  if(timeout STREQUAL "")
+    set(timeout 1000)
+  endif()
+  if(NOT fails STREQUAL "")  # the NumPy adapter declines the golden files of other RoPE configurations
+    string(APPEND extra " --golden-scope spec")
+  endif()
+  separate_arguments(extra UNIX_COMMAND "${extra}")
+  set(command "${faulty_wire} ${mode}")
+  set(directory ${CMAKE_CURRENT_BINARY_DIR})
+  if(mode MATCHES "^closes_")
+    set(command "exec ${command}")
+  elseif(mode STREQUAL "chdir_away")
+    set(command "/usr/bin/python3 ./faulty_wire.py ${mode}")
+    set(directory ${CMAKE_CURRENT_LIST_DIR})
+  endif()
+  add_test(NAME gate.fault_wire_${mode} COMMAND ${fault_runner} $<TARGET_FILE:pecheck> impl-cmd "${command}" ${status} ${seconds} "${pattern}"
+                                                --spec "${spec}" --cases 20 --timeout-ms ${timeout} ${fault_golden} ${extra}
+                                                WORKING_DIRECTORY ${directory})
   set_tests_properties(gate.fault_wire_${mode} PROPERTIES LABELS gate)
+  if(NOT fails STREQUAL "")
+    set_tests_properties(gate.fault_wire_${mode} PROPERTIES ENVIRONMENT FAULT_FAILS=${fails})
+  endif()
 endforeach()
 # The project's hanging wire mutant (NumPy): the hung process and its shell are killed, group and all.
 add_test(NAME gate.fault_wire_hang_leaves_no_process
@@ -108,7 +151,14 @@ add_test(NAME gate.fault_wire_hang_leaves_no_process
                  "timed out: no answer within ${wire_hang_timeout_ms} ms" --spec "rope(dim=32)" --timeout-ms ${wire_hang_timeout_ms} ${fault_golden})
 set_tests_properties(gate.fault_wire_hang_leaves_no_process PROPERTIES LABELS "gate;slow")  # 20 deadlines and restarts
 # A gate stopped by SIGTERM in the middle of a call takes the implementation's group along (the
-# shell, the process under it and its spinning child, none of which reads stdin), not just its own child.
-add_test(NAME gate.fault_gate_terminated_leaves_no_process
-         COMMAND sh -c "marker=pecheck-fault-term-$$; $<TARGET_FILE:pecheck> gate --impl-cmd '${faulty_wire} grandchild_spins '$marker --spec 'rope(dim=32)' --timeout-ms 60000 >/dev/null 2>&1 & gate=$!; sleep 2; kill -TERM $gate; wait $gate; status=$?; sleep 0.5; left=$(pgrep -f $marker); if [ -n \"$left\" ]; then echo \"left behind: $left\"; kill -KILL $left; exit 1; fi; echo \"gate exit status $status\"; test $status -eq 143")
-set_tests_properties(gate.fault_gate_terminated_leaves_no_process PROPERTIES LABELS gate)
+# shell, the process under it and its spinning child, none of which reads stdin), not just its own
+# child; with SIGKILL, since the process and its child ignore and block SIGTERM (ignores_signals).
+foreach(mode grandchild_spins ignores_signals)
+  set(name gate.fault_gate_terminated_leaves_no_process)
+  if(mode STREQUAL "ignores_signals")
+    set(name ${name}_ignoring_sigterm)
+  endif()
+  add_test(NAME ${name}
+         COMMAND sh -c "marker=pecheck-fault-term-$$; $<TARGET_FILE:pecheck> gate --impl-cmd '${faulty_wire} ${mode} '$marker --spec 'rope(dim=32)' --timeout-ms 60000 >/dev/null 2>&1 & gate=$!; sleep 2; kill -TERM $gate; wait $gate; status=$?; sleep 0.5; left=$(pgrep -f $marker); if [ -n \"$left\" ]; then echo \"left behind: $left\"; kill -KILL $left; exit 1; fi; echo \"gate exit status $status\"; test $status -eq 143")
+  set_tests_properties(${name} PROPERTIES LABELS gate)
+endforeach()

@@ -2,10 +2,16 @@
 """Faulty processes for the gate's isolation tests over the wire protocol, one fault per mode
 (argv[1]; names in faults.cmake). Each answers hello, then misbehaves on its first request. Further
 arguments are ignored: the tests pass a marker there, to find any process left behind.
-No numpy: a restarted process must start fast."""
+No numpy: a restarted process must start fast.
+
+The modes of SERVED_MODES are the NumPy adapter (examples/python/numpy_rope.py) with one fault on
+its first rotate call (numpy imported only for them); with PECHECK_FAULT_ONCE=FILE in the
+environment (expect_fault.sh sets it) only the first such call of the whole gate run faults (FILE
+records it across restarts), so every later check must pass: the fault left the gate's state as it was."""
 import fcntl
 import json
 import os
+import select
 import signal
 import sys
 import time
@@ -53,6 +59,139 @@ def shrink_stdin_pipe():
     except OSError:
         pass
     return fcntl.fcntl(0, fcntl.F_GETPIPE_SZ) + 16384
+
+
+def fault_now():
+    """True for the call that faults: every first rotate call, or only the run's first with PECHECK_FAULT_ONCE."""
+    once = os.environ.get("PECHECK_FAULT_ONCE")
+    if not once:
+        return True
+    try:
+        os.close(os.open(once, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        return True
+    except FileExistsError:
+        return False
+
+
+# mode: (field of the answer's head, its JSON text), for the wire's integer fields out of range.
+BAD_NUMBERS = {
+    "payload_bytes_1e300": ("payload_bytes", "1e300"),
+    "payload_bytes_minus_1_5": ("payload_bytes", "-1.5"),
+    "payload_bytes_2_64": ("payload_bytes", "18446744073709551616"),
+    "offset_1e300": ("offset", "1e300"),
+    "offset_2_64_minus_1": ("offset", "18446744073709551615"),
+    "nbytes_minus_1_5": ("nbytes", "-1.5"),
+    "nbytes_2_63": ("nbytes", "9223372036854775808"),
+}
+# Faults in the call, before it answers.
+IN_CALL = ("ignores_signals", "closes_std_fds", "chdir_away")
+# Faults in the answer frame, or after it.
+IN_ANSWER = ("sleeps_after_answer", "answers_twice", "answers_twice_late", "payload_bytes_2_63", "payload_larger_than_outputs",
+             "line_without_newline", "line_over_limit") + tuple(BAD_NUMBERS)
+BEFORE_HELLO = ("garbage_before_hello", "binary_before_hello")
+SERVED_MODES = IN_CALL + IN_ANSWER + BEFORE_HELLO
+
+
+def ignore_deadly_signals():
+    """SIGTERM, SIGINT, SIGHUP, SIGQUIT and SIGPIPE ignored and blocked: only SIGKILL ends this process."""
+    deadly = [signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGPIPE]
+    for sig in deadly:
+        signal.signal(sig, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_BLOCK, deadly)
+
+
+def fault_in_call():
+    if mode == "ignores_signals":  # and so does a child; both wait forever
+        ignore_deadly_signals()
+        os.fork()
+        sleep_forever()
+    if mode == "closes_std_fds":
+        for fd in (0, 1, 2):
+            os.close(fd)
+        sleep_forever()
+    if mode == "chdir_away":  # into a directory that is then removed, and dies there
+        import tempfile
+        away = tempfile.mkdtemp()
+        os.chdir(away)
+        os.rmdir(away)
+        os._exit(3)
+
+
+def with_number(head_line, field, text):
+    """The head line with `field` (at the top or in outputs[0]) set to the JSON number `text`."""
+    head = json.loads(head_line)
+    (head if field == "payload_bytes" else head["outputs"][0])[field] = "@number@"
+    return json.dumps(head).replace('"@number@"', text).encode()
+
+
+class FaultyStdout:
+    """stdout for serve(): each frame written whole, but the one that fault_next marks with the
+    answer fault of the mode."""
+
+    def __init__(self, real):
+        self.real, self.fault_next = real, False
+
+    def write(self, frame):
+        if not self.fault_next:
+            self.real.write(frame)
+            return
+        self.fault_next = False
+        head_line, payload = frame.split(b"\n", 1)
+        head = json.loads(head_line)
+        if mode in BAD_NUMBERS:
+            self.real.write(with_number(head_line, *BAD_NUMBERS[mode]) + b"\n" + payload)
+        elif mode == "payload_bytes_2_63":  # announced, and never sent
+            self.real.write(with_number(head_line, "payload_bytes", "9223372036854775808") + b"\n")
+            self.real.flush()
+            sleep_forever()
+        elif mode == "payload_larger_than_outputs":  # sent in full, one byte more than the outputs
+            head["payload_bytes"] += 1
+            self.real.write(json.dumps(head).encode() + b"\n" + payload + b"\0")
+        elif mode == "line_without_newline":  # a head that never ends
+            while True:
+                self.real.write(b"x" * 65536)
+        elif mode == "line_over_limit":  # valid JSON, with its newline, 5 MiB long
+            head["message"] = "x" * (5 << 20)
+            self.real.write(json.dumps(head).encode() + b"\n" + payload)
+        elif mode == "answers_twice":  # the same frame twice, in one write
+            self.real.write(frame + frame)
+        else:
+            self.real.write(frame)
+            self.real.flush()
+            if mode == "sleeps_after_answer":  # past the next call's deadline
+                time.sleep(5)
+            if mode == "answers_twice_late":  # a second answer to the same request, once the next request is here
+                select.select([0], [], [])
+                write_frame({"v": 1, "id": head["id"], "status": "unsupported", "message": "a second answer"})
+
+    def flush(self):
+        self.real.flush()
+
+
+def serve_with_fault():
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "python"))
+    import numpy_rope
+    import pecheck_serve
+
+    if mode == "garbage_before_hello":  # a library's banner on stdout
+        stdout.write(b"loading weights... done\n")
+    if mode == "binary_before_hello":  # 8 MiB without a newline
+        stdout.write(bytes(range(256)).replace(b"\n", b"") * (8 << 12))
+    faulty = FaultyStdout(stdout)
+
+    def fn(op, spec, inputs):
+        if op == "rotate" and mode not in BEFORE_HELLO and fault_now():
+            fault_in_call()
+            faulty.fault_next = True
+        return numpy_rope.rope(op, spec, inputs)
+
+    sys.stdout = type("stdout", (), {"buffer": faulty})()
+    pecheck_serve.serve(fn, name=f"faulty wire {mode}", ops=["rotate", "inv_freq", "attend"])
+
+
+if mode in SERVED_MODES:
+    serve_with_fault()
+    sys.exit(0)
 
 
 UNREAD_BYTES = shrink_stdin_pipe() if mode == "unsupported_without_reading_big_payload" else 0
