@@ -284,7 +284,9 @@ class plugin_worker {
     c.fault_signal = c.fault_access = c.left_processes = 0;
     c.fault_address = c.region_base = c.children_peak_pages = 0;
     c.error[0] = '\0';
-    ++calls_;
+    c.call_number = ++calls_;
+    // A byte already waiting would be read as this call's answer: the plugin wrote it (an earlier call's).
+    if (char stray = 0; recv(channel_, &stray, 1, MSG_DONTWAIT) == 1) return end_with(stray_answer());
     // A worker that died between calls does not read this; the wait below sees it end.
     (void)!send(channel_, "c", 1, MSG_NOSIGNAL);
     if (auto r = await_answer(&layout, timeout_ms_)) return *r;
@@ -338,6 +340,7 @@ class plugin_worker {
       if (channel_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
         char byte = 0;
         const ssize_t n = recv(channel_, &byte, 1, MSG_DONTWAIT);
+        if (n == 1 && layout && c.answered != c.call_number) return end_with(stray_answer());  // the call has not returned
         if (n == 1) return std::nullopt;
         if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) channel_open = false;  // closed: it is ending
       }
@@ -375,6 +378,12 @@ class plugin_worker {
     }
     if (c.stage == worker::failed) return call_result{call_status::crashed, c.error, {}};
     return call_result{call_status::crashed, fmt::format("exited with status {} {}", WEXITSTATUS(status), where(c.stage)), {}};
+  }
+
+  // The plugin wrote on the channel the worker answers on (it is a descriptor of its process): taken
+  // for an answer, the byte would put every later call out of step with its result.
+  static call_result stray_answer() {
+    return {call_status::out_of_bounds, "wrote onto the worker's channel to the gate: a byte that is no answer of the worker's (a second answer?)", {}};
   }
 
   call_result end_with(call_result r) {

@@ -258,6 +258,7 @@ void serve(const std::string& path, control_block& c, int channel, int memory) {
     }
     call(c, self, memory, run, leader);
     c.stage = ready;
+    c.answered = c.call_number;
     if (write(channel, "r", 1) != 1) _exit(0);
   }
 }

@@ -42,6 +42,9 @@ struct control_block {
   std::uint64_t baseline_resident_pages;  // resident set when the call (or, single use, the worker) started; 0 before
   std::uint64_t children_peak_pages;      // the largest resident set of a child the call reaped, or 0
   std::uint64_t name_length;              // strnlen(name, name_limit + 1), or ~0 for NULL
+  // The gate numbers its calls here, and the worker copies the number once the call returned, just
+  // before its answer byte: a byte on the channel without it is the plugin's, not an answer.
+  std::uint64_t call_number, answered;
   char name[plugin_name_limit + 1];
   char error[512];
 };

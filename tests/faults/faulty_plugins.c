@@ -1,12 +1,17 @@
 /* Faulty plugins for the gate's isolation tests: the example RoPE plugin with one fault per build
  * (-DFAULT=n, names in faults.cmake), so the fault alone decides the verdict. Faults in loading
  * (constructor, pe_impl_abi_version, pe_impl_name) must make the plugin unusable (exit 2); faults
- * in pe_impl_run, on rotate calls, must fail the case that did it (exit 1). */
+ * in pe_impl_run, on rotate calls, must fail the case that did it (exit 1). The faults from
+ * IGNORES_SIGNALS_HANGS on fault once per gate run when PECHECK_FAULT_ONCE names a file (see
+ * expect_fault.sh), so every later check must pass. */
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,7 +49,22 @@ enum fault {
   LEAK_64_MIB_PER_CALL = 19,
   CHILD_TOUCHES_1_5_GIB = 20,
   FORKED_CHILD_RETURNS = 21,
+  IGNORES_SIGNALS_HANGS = 22,
+  CLOSES_STD_FDS_ABORTS = 23,
+  CHDIR_AWAY_SEGV = 24,
+  WRITES_ON_CHANNEL = 25,
 };
+
+/* 1 on the call that faults: every call, or with PECHECK_FAULT_ONCE=FILE the first of the gate run
+ * (FILE, created then, remembers it across worker processes). */
+static int fault_now(void) {
+  const char *once = getenv("PECHECK_FAULT_ONCE");
+  if (!once) return 1;
+  const int fd = open(once, O_CREAT | O_EXCL | O_WRONLY, 0600);
+  if (fd < 0) return 0;
+  close(fd);
+  return 1;
+}
 
 static volatile int *volatile nowhere = (int *)16;
 static volatile int forever = 1;
@@ -147,6 +167,35 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
       }
       break;
     }
+    case IGNORES_SIGNALS_HANGS: /* only SIGKILL ends it, or the child it forks */
+      if (!fault_now()) break;
+      for (int sig = 1; sig < NSIG; ++sig)
+        if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_IGN);
+      sigset_t all;
+      sigfillset(&all);
+      sigprocmask(SIG_BLOCK, &all, NULL);
+      fork();
+      while (forever) {
+      }
+      break;
+    case CLOSES_STD_FDS_ABORTS:
+      if (!fault_now()) break;
+      close(0), close(1), close(2);
+      abort();
+    case CHDIR_AWAY_SEGV: { /* into a directory that is then removed; the gate loads the plugin by a relative path */
+      if (!fault_now()) break;
+      char away[] = "/tmp/pecheck-fault-chdir-XXXXXX";
+      if (mkdtemp(away) && chdir(away) == 0) rmdir(away);
+      *nowhere = 1;
+      break;
+    }
+    case WRITES_ON_CHANNEL: /* a byte on every socket of the process: the worker's channel to the gate is one */
+      if (!fault_now()) break;
+      for (int fd = 3; fd < 1024; ++fd) {
+        struct stat st;
+        if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode)) (void)!write(fd, "r", 1);
+      }
+      break;
     case RUN_FORKS_SPINNER:
       if (fork() == 0)
         while (forever) {
