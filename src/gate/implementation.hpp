@@ -46,15 +46,20 @@ constexpr int hung_after_deadlines = 3;
 enum class plugin_isolation { worker, call };
 plugin_isolation parse_isolation(const std::string& name);  // "worker", "call"; input_error otherwise
 
+// Resident memory one plugin call may add to its worker's by default (1 GiB): implementation_flags's
+// memory_limit_mib sets another.
+constexpr std::size_t default_call_memory_bytes = std::size_t{1} << 30;
+
 // A C ABI plugin (pecheck/impl.h). No code of it runs in the gate's process: a worker process loads
 // it and reads its version and name, and throws input_error (exit 2: unusable implementation)
 // naming the cause if that fails in any way (will not load, a missing symbol, another ABI version,
 // a bad name, an exit, a signal, a hang within `start_timeout_ms`). The worker then serves the calls, each with `timeout_ms`
-// and a memory budget, its inputs read-only, its outputs between guard pages. A call that crashes,
+// and `memory_limit_bytes` of resident memory past the worker's at the call's start, its inputs read-only, its outputs between guard pages. A call that crashes,
 // hangs, runs out of memory or writes out of bounds ends the worker, and a fresh one serves the
 // next; a crash after earlier calls is tried again in a fresh worker, to tell whose it is.
 std::unique_ptr<implementation> load_plugin(const std::string& path, int timeout_ms, int start_timeout_ms,
-                                            plugin_isolation isolation = plugin_isolation::worker);
+                                            plugin_isolation isolation = plugin_isolation::worker,
+                                            std::size_t memory_limit_bytes = default_call_memory_bytes);
 
 // A process speaking the wire protocol (README: "The wire protocol"), started with /bin/sh -c
 // COMMAND in a process group of its own. Throws input_error (exit 2) when it does not answer
@@ -78,6 +83,9 @@ struct implementation_flags {
   bool reference = false;      // --impl-reference
   std::string isolation = "worker";
   int timeout_ms = 10000, start_timeout_ms = 10000;
+  // A plugin call's memory budget in MiB (load_plugin). No flag sets it yet: --memory-limit-mib is
+  // for src/cli's add_implementation_flags to add.
+  std::size_t memory_limit_mib = default_call_memory_bytes >> 20;
   // The flags as a command line would repeat them (reproduce lines): "--impl 'lib.so'", ...
   std::string text() const;
 };

@@ -20,7 +20,7 @@ std::unique_ptr<implementation> open_implementation(const implementation_flags& 
   const plugin_isolation isolation = parse_isolation(f.isolation);
   if (f.reference) return reference_implementation();
   if (!f.impl_cmd.empty()) return start_wire(f.impl_cmd, f.timeout_ms, f.start_timeout_ms);
-  return load_plugin(f.impl, f.timeout_ms, f.start_timeout_ms, isolation);
+  return load_plugin(f.impl, f.timeout_ms, f.start_timeout_ms, isolation, f.memory_limit_mib << 20);
 }
 
 }  // namespace pe::gate

@@ -48,10 +48,10 @@ using worker::page_size;
 using worker::where;
 using worker::whole_pages;
 
-// Resident memory a call may add to what its worker holds when the call starts, watched by the gate
-// (every 5 ms while it runs, and its peak after it). A worker that comes to hold this much more
-// than it started with, over many calls, is replaced before the next call.
-constexpr std::size_t memory_budget_bytes = std::size_t{1} << 30;
+// The memory budget (load_plugin's memory_limit_bytes) is resident memory a call may add to what
+// its worker holds when the call starts, watched by the gate every 5 ms while it runs, and its peak
+// after it. A worker that comes to hold this much more than it started with, over many calls, is
+// replaced before the next call.
 constexpr int memory_watch_ms = 5;
 
 // Pages grown past `baseline` by more than `limit` bytes; never while the baseline is unknown (0:
@@ -59,10 +59,8 @@ constexpr int memory_watch_ms = 5;
 bool grew_past(std::uint64_t pages, std::uint64_t baseline, std::size_t limit) {
   return baseline > 0 && pages > baseline && (pages - baseline) * page_size() > limit;
 }
-bool past_budget(std::uint64_t pages, std::uint64_t baseline) { return grew_past(pages, baseline, memory_budget_bytes); }
-
-std::string out_of_memory_message() {
-  return fmt::format("out of memory: the call grew past {} MiB of resident memory, the gate's limit per call", memory_budget_bytes >> 20);
+std::string out_of_memory_message(std::size_t budget) {
+  return fmt::format("out of memory: the call grew past {} MiB of resident memory, the gate's limit per call", budget >> 20);
 }
 
 // A /proc file of a worker, kept open for its life and read again from its start (pread).
@@ -199,7 +197,7 @@ std::string checked_name(const control_block& c, const std::string& path) {
 // missing answer (an end, the deadline, the memory budget) ends it, and the gate says why.
 class plugin_worker {
  public:
-  plugin_worker(const std::string& path, int timeout_ms, int start_timeout_ms) : timeout_ms_(timeout_ms) {
+  plugin_worker(const std::string& path, int timeout_ms, int start_timeout_ms, std::size_t budget) : timeout_ms_(timeout_ms), budget_(budget) {
     int ends[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) throw std::runtime_error("gate: cannot create a worker's channel");
     channel_ = ends[0];
@@ -242,7 +240,7 @@ class plugin_worker {
     if (memory_.control().left_processes) return "a call left a process behind";
     const memory_pages now = pages_of(*statm_);
     if (past_budget(now.resident, started_.resident)) {
-      return fmt::format("it held more than {} MiB of resident memory past its start", memory_budget_bytes >> 20);
+      return fmt::format("it held more than {} MiB of resident memory past its start", budget_ >> 20);
     }
     if (grew_past(now.size, started_.size, worker::address_space_headroom)) {
       return fmt::format("its address space grew past {} GiB more than its start", worker::address_space_headroom >> 30);
@@ -292,7 +290,7 @@ class plugin_worker {
     if (auto r = await_answer(&layout, timeout_ms_)) return *r;
     if (past_budget(peak_pages_of(*status_), c.baseline_resident_pages) || past_budget(c.children_peak_pages, c.baseline_resident_pages)) {
       out_of_memory_ = true;
-      return end_with({call_status::crashed, out_of_memory_message(), {}});
+      return end_with({call_status::crashed, out_of_memory_message(budget_), {}});
     }
     for (std::size_t k = 1; k < layout.spans.size(); ++k) {
       const auto& s = layout.spans[k];
@@ -366,7 +364,7 @@ class plugin_worker {
     }
     if (out_of_memory) {
       out_of_memory_ = true;
-      return call_result{call_status::crashed, out_of_memory_message(), {}};
+      return call_result{call_status::crashed, out_of_memory_message(budget_), {}};
     }
     if (!ended) return call_result{call_status::timed_out, fmt::format("no answer within {} ms", limit_ms), {}};
     if (WIFSIGNALED(status)) {
@@ -386,6 +384,8 @@ class plugin_worker {
     return {call_status::out_of_bounds, "wrote onto the worker's channel to the gate: a byte that is no answer of the worker's (a second answer?)", {}};
   }
 
+  bool past_budget(std::uint64_t pages, std::uint64_t baseline) const { return grew_past(pages, baseline, budget_); }
+
   call_result end_with(call_result r) {
     child_->finish();
     alive_ = false;
@@ -393,6 +393,7 @@ class plugin_worker {
   }
 
   int timeout_ms_;
+  std::size_t budget_;
   shared_memory memory_;
   int channel_ = -1;
   std::unique_ptr<process::child> child_;
@@ -405,9 +406,9 @@ class plugin_worker {
 
 class plugin final : public implementation {
  public:
-  plugin(std::string path, int timeout_ms, int start_timeout_ms, plugin_isolation isolation)
-      : path_(std::move(path)), timeout_ms_(timeout_ms), start_timeout_ms_(start_timeout_ms), isolation_(isolation) {
-    worker_ = std::make_unique<plugin_worker>(path_, timeout_ms_, start_timeout_ms_);
+  plugin(std::string path, int timeout_ms, int start_timeout_ms, plugin_isolation isolation, std::size_t memory_limit_bytes)
+      : path_(std::move(path)), timeout_ms_(timeout_ms), start_timeout_ms_(start_timeout_ms), isolation_(isolation), memory_limit_bytes_(memory_limit_bytes) {
+    worker_ = std::make_unique<plugin_worker>(path_, timeout_ms_, start_timeout_ms_, memory_limit_bytes_);
     if (const auto& failure = worker_->startup_failure()) {
       const bool deadline = failure->status == call_status::timed_out;
       throw input_error(fmt::format("--impl {}: {}{}{}", path_, failure->message, deadline ? " " : "", deadline ? where(worker_->control().stage) : ""));
@@ -456,7 +457,7 @@ class plugin final : public implementation {
   // A worker started afresh after a fault or a retirement; null if it could not load the plugin
   // (restart_failure_ says why).
   std::unique_ptr<plugin_worker> fresh_worker() {
-    auto w = std::make_unique<plugin_worker>(path_, timeout_ms_, start_timeout_ms_);
+    auto w = std::make_unique<plugin_worker>(path_, timeout_ms_, start_timeout_ms_, memory_limit_bytes_);
     if (const auto& failure = w->startup_failure()) {
       restart_failure_ = *failure;
       restart_failure_.message = "restarting the plugin's worker: " + failure->message;
@@ -480,6 +481,7 @@ class plugin final : public implementation {
   std::string path_, name_;
   int timeout_ms_, start_timeout_ms_;
   plugin_isolation isolation_;
+  std::size_t memory_limit_bytes_;
   std::unique_ptr<plugin_worker> worker_;
   call_result restart_failure_;
   std::map<std::string, int> retired_;
@@ -514,8 +516,9 @@ std::unique_ptr<implementation> declared_hung_after_deadlines(std::unique_ptr<im
   return std::make_unique<hang_limited>(std::move(inner), timeout_ms);
 }
 
-std::unique_ptr<implementation> load_plugin(const std::string& path, int timeout_ms, int start_timeout_ms, plugin_isolation isolation) {
-  return declared_hung_after_deadlines(std::make_unique<plugin>(path, timeout_ms, start_timeout_ms, isolation), timeout_ms);
+std::unique_ptr<implementation> load_plugin(const std::string& path, int timeout_ms, int start_timeout_ms, plugin_isolation isolation,
+                                            std::size_t memory_limit_bytes) {
+  return declared_hung_after_deadlines(std::make_unique<plugin>(path, timeout_ms, start_timeout_ms, isolation, memory_limit_bytes), timeout_ms);
 }
 
 plugin_isolation parse_isolation(const std::string& name) {

@@ -68,6 +68,10 @@ foreach(entry ${plugin_faults})
     set_tests_properties(gate.fault_${name} PROPERTIES ENVIRONMENT "FAULT_FAILS=${fails};FAULT_UNSUPPORTED=4")
   endif()
 endforeach()
+# The memory budget a plugin call is given (implementation_flags::memory_limit_mib), on the plugin that touches 1.5 GiB.
+pecheck_test(gate/call_memory_limit_test.cpp unit)
+target_link_libraries(call_memory_limit_test PRIVATE pe_gate)
+target_compile_definitions(call_memory_limit_test PRIVATE FAULT_TOUCH_PLUGIN="$<TARGET_FILE:fault_10>")
 # The JSON report carries the notes too; --isolation is --impl's alone (exit 2 with another implementation).
 add_test(NAME gate.fault_notes_in_the_json_report
          COMMAND sh -c "$<TARGET_FILE:pecheck> gate --impl $<TARGET_FILE:fault_19> --spec 'rope(dim=64)' --golden-scope none --cases 3 --json ${CMAKE_CURRENT_BINARY_DIR}/fault_notes.json > /dev/null && /usr/bin/python3 -c \"import json, sys; notes = json.load(open(sys.argv[1]))['notes']; assert len(notes) == 1 and 'worker process was replaced' in notes[0], notes\" ${CMAKE_CURRENT_BINARY_DIR}/fault_notes.json")
