@@ -48,10 +48,12 @@ std::function<int()> add_golden_command(CLI::App& app) {
     if (verify->parsed()) {
       std::optional<std::regex> only;
       if (!o->only.empty()) only = option_regex(o->only, "--only"), pe::golden::require_selection(*only, fmt::format("--only '{}'", o->only));
-      const auto problems = pe::golden::verify(o->dir, only);
-      for (const auto& p : problems) fmt::print("{}\n", p);
-      if (!problems.empty()) {
-        fmt::print("golden verify: {} problems\n", problems.size());
+      const auto report = pe::golden::verify(o->dir, only);
+      // one_line: a line quotes file names and keys, and one with a newline must not split in two.
+      for (const auto& p : report.problems) fmt::print("{}\n", pe::one_line(p));
+      for (const auto& n : report.notes) fmt::print("{}\n", pe::one_line(n));
+      if (!report.problems.empty()) {
+        fmt::print("golden verify: {} problems\n", report.problems.size());
         return 1;
       }
       fmt::print("golden verify: every value in {} is its recomputation to the last digit, and within {:g} relative at 64 bits more\n",

@@ -12,13 +12,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "golden/provenance.hpp"
+#include "golden/strict_json.hpp"
 #include "pe/error.hpp"
 #include "pe/op_tensors.hpp"
 
 namespace pe::golden {
 namespace {
-
-using json = nlohmann::ordered_json;
 
 json tensor_json(const golden_tensor& t, bool input) {
   json j;
@@ -47,6 +47,8 @@ std::int64_t element_count(const std::vector<std::int64_t>& shape, const std::st
 golden_tensor read_tensor(const std::string& name, const json& j, bool input, const std::string& where) {
   const std::string here = fmt::format("{} {}", where, name);
   if (!j.is_object()) fail(here, "is not an object");
+  if (input) require_known_keys(j, {"dtype", "shape", "data"}, here);
+  else require_known_keys(j, {"shape", "data"}, here);
   golden_tensor t;
   t.name = name;
   if (input) {
@@ -150,6 +152,12 @@ golden_tensor as_golden_tensor(const op_tensor& t) {
 
 std::string hex_text(double x) { return fmt::format("{:a}", x); }
 
+double relative_change(const mp_real& a, const mp_real& b) {
+  const mp_real scale = std::max(abs(a), abs(b));
+  if (scale == 0) return 0;
+  return mp_real(abs(a - b) / scale).convert_to<double>();
+}
+
 std::string decimal_text(const mp_real& x) {
   if (x == 0) return std::signbit(x.convert_to<double>()) ? "-0" : "0";
   return x.str(output_digits, std::ios_base::scientific);
@@ -223,14 +231,10 @@ std::optional<golden_head> read_head(const std::string& text) {
 }
 
 golden_file parse_golden(const std::string& text, const std::string& where) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    fail(where, fmt::format("is not valid JSON (byte {})", e.byte));
-  }
+  const json j = parse_strict_json(text, where);
   if (!j.is_object()) fail(where, "is not a JSON object");
   if (!j.contains("format") || j["format"] != format_name) fail(where, fmt::format("format is not {}", format_name));
+  require_known_keys(j, {"format", "op", "spec", "precision_bits", "generator", "comment", "cases"}, where);
   golden_file f;
   for (const char* key : {"op", "spec", "generator"}) {
     if (!j.contains(key) || !j[key].is_string()) fail(where, fmt::format("has no {} string", key));
@@ -238,11 +242,12 @@ golden_file parse_golden(const std::string& text, const std::string& where) {
   f.op = j["op"].get<std::string>();
   f.spec = j["spec"].get<std::string>();
   f.generator = j["generator"].get<std::string>();
-  if (j.contains("comment") && j["comment"].is_string()) f.comment = j["comment"].get<std::string>();
-  if (!j.contains("precision_bits") || !j["precision_bits"].is_number_unsigned() || j["precision_bits"].get<unsigned>() < 53) {
-    fail(where, "precision_bits is not an integer >= 53");
+  require_generator_text(f.generator, where);
+  if (j.contains("comment")) {
+    if (!j["comment"].is_string()) fail(where, "comment is not a string");
+    f.comment = j["comment"].get<std::string>();
   }
-  f.precision_bits = j["precision_bits"].get<unsigned>();
+  f.precision_bits = static_cast<unsigned>(bounded_integer(j, "precision_bits", min_precision_bits, max_precision_bits, where));
   try {
     parse_spec(f.spec);
   } catch (const spec_error& e) {
@@ -260,6 +265,7 @@ golden_file parse_golden(const std::string& text, const std::string& where) {
     for (const auto& other : f.cases)
       if (other.id == c.id) fail(where, fmt::format("case id '{}' appears twice", c.id));
     const std::string here = fmt::format("{}: case {}", where, c.id);
+    require_known_keys(cj, {"id", "inputs", "outputs"}, here);
     c.inputs = read_tensors(cj, "inputs", true, here);
     c.outputs = read_tensors(cj, "outputs", false, here);
     f.cases.push_back(std::move(c));

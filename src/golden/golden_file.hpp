@@ -13,6 +13,12 @@ namespace pe::golden {
 inline constexpr const char* format_name = "pecheck-golden/1";
 // Digits after the point of every output (%.45e: 46 significant digits), ten past verify's 1e-35 drift limit.
 inline constexpr int output_digits = 45;
+// The precisions a file or MANIFEST.json may state. 53: below binary64 the exact inputs would not
+// even round-trip. 2^16: the 46 stored digits hold about 153 bits, so nothing above a few hundred
+// bits shows in a file; verify recomputes every value at the stated precision and 64 bits more,
+// which at 2^16 bits already takes 17 s for rope/llama2_7b.json (0.1 s at 256) and grows faster
+// than the precision: a typo of 2^30 must be refused, not computed for hours.
+inline constexpr std::int64_t min_precision_bits = 53, max_precision_bits = std::int64_t{1} << 16;
 
 // A tensor as stored: inputs are "i64" (integers) or "f64" (C99 hex floats, exact in binary64);
 // outputs are decimal strings (46 significant digits). data holds the JSON text of each element.
@@ -55,5 +61,7 @@ op_inputs op_inputs_of(std::string_view op, const spec& s, const golden_case& c,
 // Decimal text of x with output_digits digits after the point, and a binary64 as C99 hex text.
 std::string decimal_text(const mp_real& x);
 std::string hex_text(double x);
+// |a - b| / max(|a|, |b|), and 0 when both are 0: how far a stored output moved.
+double relative_change(const mp_real& a, const mp_real& b);
 
 }  // namespace pe::golden

@@ -17,20 +17,13 @@
 #include "golden/golden_file.hpp"
 #include "golden/manifest.hpp"
 #include "golden/npy.hpp"
+#include "golden/tree_reader.hpp"
 #include "pe/error.hpp"
 #include "pe/float_format.hpp"
 
 namespace pe::golden {
 namespace fs = std::filesystem;
 namespace {
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw input_error(fmt::format("{}: cannot be read", p.string()));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Writes every (path, bytes) to a temporary name first, then renames them all: a failure
 // leaves no file half-written.
@@ -65,75 +58,6 @@ void write_all(const std::vector<std::pair<fs::path, std::string>>& files) {
       throw input_error(fmt::format("{}: cannot be written: {}", files[k].first.string(), ec.message()));
     }
   }
-}
-
-const case_set* find_set(const std::string& path) {
-  for (const auto& s : case_sets())
-    if (s.path == path) return &s;
-  return nullptr;
-}
-
-mp_real parse_decimal(const std::string& text) { return mp_real(text); }
-
-double relative_change(const mp_real& a, const mp_real& b) {
-  const mp_real scale = std::max(abs(a), abs(b));
-  if (scale == 0) return 0;
-  return mp_real(abs(a - b) / scale).convert_to<double>();
-}
-
-// A manifest path must be a plain relative path inside the tree: no "..", not absolute, a .json file.
-bool confined(const std::string& path) {
-  if (path.empty() || path[0] == '/' || path.size() < 6 || path.substr(path.size() - 5) != ".json") return false;
-  for (const auto& part : fs::path(path)) {
-    if (part == ".." || part == "." || part.empty()) return false;
-  }
-  return true;
-}
-
-// The tree's files by path. Throws input_error when MANIFEST.json is missing or malformed (the
-// directory is not a golden tree); every problem with a file goes to `problems`.
-std::map<std::string, golden_file> read_tree(const fs::path& dir, std::vector<std::string>& problems) {
-  std::map<std::string, golden_file> files;
-  const fs::path manifest_path = dir / "MANIFEST.json";
-  const auto m = parse_manifest(read_file(manifest_path), manifest_path.string());
-  if (m.precision_bits != 256) problems.push_back(fmt::format("{}: precision_bits {} is not 256", manifest_path.string(), m.precision_bits));
-  std::set<std::string> listed;
-  for (const auto& e : m.files) {
-    const fs::path p = dir / e.path;
-    if (!confined(e.path)) {
-      problems.push_back(fmt::format("{}: path '{}' is not a .json file inside the tree", manifest_path.string(), e.path));
-      continue;
-    }
-    if (!listed.insert(e.path).second) {
-      problems.push_back(fmt::format("{}: {} is listed twice", manifest_path.string(), e.path));
-      continue;
-    }
-    try {
-      if (!fs::is_regular_file(p)) throw input_error(fmt::format("{}: is not a regular file", p.string()));
-      const std::string bytes = read_file(p);
-      if (sha256_hex(bytes) != e.sha256) {
-        problems.push_back(fmt::format("{}: SHA-256 {} does not match MANIFEST.json ({})", p.string(), sha256_hex(bytes), e.sha256));
-      }
-      auto f = parse_golden(bytes, p.string());
-      if (static_cast<int>(f.cases.size()) != e.cases) {
-        problems.push_back(fmt::format("{}: {} cases, MANIFEST.json says {}", p.string(), f.cases.size(), e.cases));
-      }
-      if (f.precision_bits != m.precision_bits) {
-        problems.push_back(fmt::format("{}: precision_bits {} differs from MANIFEST.json's {}", p.string(), f.precision_bits, m.precision_bits));
-      }
-      files.emplace(e.path, std::move(f));
-    } catch (const input_error& err) {
-      problems.push_back(err.what());
-    }
-  }
-  // Files on disk that the manifest does not list.
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (!it->is_regular_file() || it->path().extension() != ".json") continue;
-    const std::string rel = fs::relative(it->path(), dir).string();
-    if (rel != "MANIFEST.json" && !listed.count(rel)) problems.push_back(fmt::format("{}: not in MANIFEST.json", it->path().string()));
-  }
-  return files;
 }
 
 }  // namespace
@@ -178,104 +102,10 @@ std::vector<std::string> regen(const fs::path& dir, const std::optional<std::reg
   return written;
 }
 
-std::vector<std::string> verify(const fs::path& dir, const std::optional<std::regex>& only) {
-  std::vector<std::string> problems;
-  const std::map<std::string, golden_file> files = read_tree(dir, problems);
-  if (!only || std::regex_search(decay_table_path, *only)) {
-    std::string text;
-    try {
-      text = read_file(dir / decay_table_path);
-    } catch (const input_error& e) {
-      problems.push_back(e.what());
-    }
-    if (!text.empty() && text != decay_table_text()) {
-      problems.push_back(fmt::format("{}: differs from its recomputation (run pecheck golden regen)", (dir / decay_table_path).string()));
-    }
-  }
-  for (const auto& set : case_sets())
-    if (!files.count(set.path) && std::none_of(problems.begin(), problems.end(), [&](const std::string& p) { return p.find(set.path) != std::string::npos; }))
-      problems.push_back(fmt::format("{}: no such file in MANIFEST.json (run pecheck golden regen)", (dir / set.path).string()));
-  for (const auto& [path, f] : files) {
-    if (only && !std::regex_search(path, *only)) continue;
-    const std::string where = (dir / path).string();
-    const case_set* set = find_set(path);
-    if (!set) {
-      problems.push_back(fmt::format("{}: no case set defines this file", where));
-      continue;
-    }
-    if (set->spec != f.spec || set->op != f.op) {
-      problems.push_back(fmt::format("{}: op {} spec {} differ from the case definition ({} {}); run pecheck golden regen", where,
-                                     f.op, f.spec, set->op, set->spec));
-      continue;
-    }
-    const spec s = parse_spec(f.spec);
-    // The cases must be the definitions' cases: same ids, same inputs, in order.
-    bool same_cases = f.cases.size() == set->cases.size();
-    for (std::size_t k = 0; same_cases && k < f.cases.size(); ++k) {
-      const auto want = input_tensors(set->op, s, set->cases[k].in);
-      const auto& got = f.cases[k].inputs;
-      same_cases = f.cases[k].id == set->cases[k].id && got.size() == want.size();
-      for (std::size_t t = 0; same_cases && t < got.size(); ++t)
-        same_cases = got[t].name == want[t].name && got[t].dtype == want[t].dtype && got[t].shape == want[t].shape && got[t].data == want[t].data;
-      if (!same_cases) {
-        problems.push_back(fmt::format("{}: case {}: ids or inputs differ from the case definitions; run pecheck golden regen", where,
-                                       k < f.cases.size() ? f.cases[k].id : std::string("?")));
-      }
-    }
-    if (!same_cases && f.cases.size() != set->cases.size()) {
-      problems.push_back(fmt::format("{}: {} cases, the definitions have {}", where, f.cases.size(), set->cases.size()));
-    }
-    for (const auto& c : f.cases) {
-      try {
-        const op_inputs in = op_inputs_of(f.op, s, c, where);
-        for (const unsigned bits : {f.precision_bits, f.precision_bits + 64}) {
-          mp_precision scope(bits);
-          const auto outs = run_op<mp_real>(f.op, s, in);
-          if (outs.size() != c.outputs.size()) {
-            problems.push_back(fmt::format("{}: case {}: {} outputs, the op gives {}", where, c.id, c.outputs.size(), outs.size()));
-            break;
-          }
-          for (size_t o = 0; o < outs.size(); ++o) {
-            const auto& stored = c.outputs[o];
-            if (stored.name != outs[o].name || stored.shape != outs[o].value.shape) {
-              problems.push_back(fmt::format("{}: case {}: output {} [{}] does not match the op's {} [{}]", where, c.id, stored.name,
-                                             fmt::join(stored.shape, ", "), outs[o].name, fmt::join(outs[o].value.shape, ", ")));
-              continue;
-            }
-            // At the stored precision regen is deterministic, so the text must be the same to the
-            // last digit; 64 bits more may move it, by at most 1e-35 relative.
-            std::size_t bad = 0, first = 0;
-            std::string first_text;
-            for (size_t e = 0; e < stored.data.size(); ++e) {
-              const bool ok = bits == f.precision_bits
-                                  ? stored.data[e] == decimal_text(round_to_bits(outs[o].value.data[e], bits))
-                                  : relative_change(parse_decimal(stored.data[e]), outs[o].value.data[e]) <= verify_relative_tolerance;
-              if (ok) continue;
-              if (bad++ == 0) {
-                first = e;
-                first_text = fmt::format("{} differs from the recomputed {} ({:.3g} relative)", stored.data[e],
-                                         decimal_text(outs[o].value.data[e]), relative_change(parse_decimal(stored.data[e]), outs[o].value.data[e]));
-              }
-            }
-            if (bad > 0) {
-              problems.push_back(fmt::format("{}: case {}: output {} element {}: {} at {} bits{}", where, c.id, stored.name, first, first_text, bits,
-                                             bad > 1 ? fmt::format(" (and {} more elements)", bad - 1) : ""));
-            }
-          }
-        }
-      } catch (const std::exception& e) {  // a malformed case must not end the run: name it and go on
-        const std::string what = e.what();
-        problems.push_back(what.rfind(where, 0) == 0 ? what : fmt::format("{}: case {}: {}", where, c.id, what));
-      }
-    }
-  }
-  return problems;
-}
-
 diff_report diff(const fs::path& a, const fs::path& b) {
   diff_report r;
   std::vector<std::string> problems;
-  const auto left = read_tree(a, problems), right = read_tree(b, problems);
+  const auto left = read_tree(a, problems).files, right = read_tree(b, problems).files;
   if (!problems.empty()) throw input_error(problems.front());
   std::set<std::string> paths;
   for (const auto& [p, f] : left) paths.insert(p);
@@ -322,7 +152,7 @@ diff_report diff(const fs::path& a, const fs::path& b) {
         for (size_t e = 0; e < c.outputs[o].data.size(); ++e) {
           if (c.outputs[o].data[e] == cb.outputs[o].data[e]) continue;
           any_text = true;  // even a change of 0 (such as -0 for 0) is a change
-          const double ch = relative_change(parse_decimal(c.outputs[o].data[e]), parse_decimal(cb.outputs[o].data[e]));
+          const double ch = relative_change(mp_real(c.outputs[o].data[e]), mp_real(cb.outputs[o].data[e]));
           if (ch >= worst) worst = ch, where = fmt::format("{} element {}", c.outputs[o].name, e);
         }
       if (changed_outputs) worst = INFINITY, where = "the output names, dtypes or shapes";
@@ -353,7 +183,7 @@ int export_tree(const fs::path& dir, const std::string& format, const std::strin
   };
   if (inside(out, dir)) throw input_error(fmt::format("export: OUT {} is inside the golden directory {}", out.string(), dir.string()));
   std::vector<std::string> problems;
-  const auto files = read_tree(dir, problems);
+  const auto files = read_tree(dir, problems).files;
   if (!problems.empty()) throw input_error(problems.front());
   const bool f32 = dtype == "f32";
   mp_precision scope(320);

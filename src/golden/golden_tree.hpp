@@ -18,12 +18,19 @@ void require_selection(const std::regex& only, const std::string& flag_text);
 // temporary name and is renamed. Returns the paths written.
 std::vector<std::string> regen(const std::filesystem::path& dir, const std::optional<std::regex>& only);
 
-// Every problem found, one line each (empty when the tree verifies): manifest hashes, malformed
-// files, files that no case set defines or sets with no file, and any value that drifts more
-// than 1e-35 relative from its recomputation at the stored precision or 64 bits more.
+// Every problem found, one line each (none when the tree verifies): a hash, case count or precision
+// that does not match MANIFEST.json, a malformed file, a file in the tree that the manifest does
+// not list or a listed one that no case set defines (or a set with no file), a case id, input or
+// comment that is not the definitions', and any value that is not its recomputation at the stored
+// precision to the last digit, or drifts more than 1e-35 relative from it at 64 bits more. Notes,
+// which do not fail: a file (or MANIFEST.json) whose values are right but whose bytes are not
+// regen's layout of them, and a generator or MPFR that is not this build's (provenance.hpp).
 inline constexpr double verify_relative_tolerance = 1e-35;
-// `only` limits the recomputation to the files whose path matches (hashes are always checked).
-std::vector<std::string> verify(const std::filesystem::path& dir, const std::optional<std::regex>& only = std::nullopt);
+struct verify_report {
+  std::vector<std::string> problems, notes;
+};
+// `only` limits the recomputation to the files whose path matches (hashes and the set of files: all).
+verify_report verify(const std::filesystem::path& dir, const std::optional<std::regex>& only = std::nullopt);
 
 // What changed between two golden trees, case by case, with the largest relative change.
 struct diff_report {

@@ -4,12 +4,14 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "golden/case_sets.hpp"
 #include "golden/golden_file.hpp"
 #include "golden/golden_tree.hpp"
 #include "golden/manifest.hpp"
+#include "pe/error.hpp"
 #include "pe/ulp.hpp"
 
 namespace pe::golden {
@@ -51,9 +53,11 @@ std::string joined(const std::vector<std::string>& lines) {
   return out;
 }
 
+// ... and is regen's layout byte for byte: no formatting note (provenance notes depend on the MPFR installed).
 TEST(golden_tree, the_repository_tree_verifies) {
-  const auto problems = verify(repo_golden);
-  EXPECT_TRUE(problems.empty()) << joined(problems);
+  const auto report = verify(repo_golden);
+  EXPECT_TRUE(report.problems.empty()) << joined(report.problems);
+  EXPECT_EQ(joined(report.notes).find("formatting"), std::string::npos) << joined(report.notes);
 }
 
 TEST(golden_tree, has_several_hundred_cases_under_a_few_megabytes) {
@@ -104,11 +108,11 @@ TEST(golden_tree, one_changed_digit_in_any_file_is_named) {
     changed.replace(at, needle.size(), "\"" + new_value + "\"");
     write(dir / s.path, changed);
     const std::regex just_this("^" + s.path + "$");
-    const auto hash_problems = verify(dir, just_this);
+    const auto hash_problems = verify(dir, just_this).problems;
     ASSERT_FALSE(hash_problems.empty()) << s.path;
     EXPECT_NE(joined(hash_problems).find("does not match MANIFEST.json"), std::string::npos) << s.path;
     rehash(dir, s.path);
-    const std::string problems = joined(verify(dir, just_this));
+    const std::string problems = joined(verify(dir, just_this).problems);
     EXPECT_NE(problems.find((dir / s.path).string() + ": case "), std::string::npos) << s.path << "\n" << problems;
     EXPECT_NE(problems.find("differs from the recomputed"), std::string::npos) << s.path << "\n" << problems;
     EXPECT_NE(problems.find("at 256 bits"), std::string::npos) << s.path << "\n" << problems;
@@ -160,7 +164,7 @@ TEST(golden_tree, corrupt_files_are_named_with_their_case) {
          std::string t = s;
          const std::string from = "\"data\": [\n      256\n", to = "\"data\": [\n      258\n";
          return t.replace(t.find(from), from.size(), to);
-       }, "rope/llama2_7b.json: case p256: ids or inputs differ from the case definitions"},
+       }, "rope/llama2_7b.json: case p256: input pos element 0 is 258, the definition's is 256"},
       {"a case id that climbs out", [](const std::string& s) {
          std::string t = s;
          const std::string from = "\"id\": \"p0\"";
@@ -171,7 +175,7 @@ TEST(golden_tree, corrupt_files_are_named_with_their_case) {
     const fs::path dir = scratch_copy("corrupt");
     write(dir / target, c.apply(read(dir / target)));
     rehash(dir, target);
-    const std::string problems = joined(verify(dir));
+    const std::string problems = joined(verify(dir).problems);
     EXPECT_NE(problems.find(c.message), std::string::npos) << c.what << "\n" << problems;
     fs::remove_all(dir);
   }
@@ -181,7 +185,7 @@ TEST(golden_tree, corrupt_files_are_named_with_their_case) {
     m.files[0].path = "../../etc/passwd.json";
     write(dir / "MANIFEST.json", to_text(m));
     write(dir / "rope" / "stray.json", "{}");
-    const std::string problems = joined(verify(dir));
+    const std::string problems = joined(verify(dir).problems);
     EXPECT_NE(problems.find("path '../../etc/passwd.json' is not a .json file inside the tree"), std::string::npos) << problems;
     EXPECT_NE(problems.find("rope/stray.json: not in MANIFEST.json"), std::string::npos) << problems;
     fs::remove_all(dir);
@@ -197,9 +201,114 @@ TEST(golden_tree, corrupt_files_are_named_with_their_case) {
   auto m = parse_manifest(read(dir / "MANIFEST.json"), "MANIFEST.json");
   m.files[3].sha256 = std::string(64, '0');
   write(dir / "MANIFEST.json", to_text(m));
-  const std::string problems = joined(verify(dir));
+  const std::string problems = joined(verify(dir).problems);
   EXPECT_NE(problems.find((dir / m.files[3].path).string() + ": SHA-256"), std::string::npos) << problems;
   fs::remove_all(dir);
+}
+
+// ---- The strict reader: what the parse sees is all the bytes say ----
+
+const std::string small_file = "seeds/seed004_rope_trace.json";
+
+// The message of the input_error that reading `text` as a golden file (or the manifest) throws; "" when it reads.
+template <class Reader>
+std::string error_of(Reader reader, const std::string& text) {
+  try {
+    reader(text);
+  } catch (const input_error& e) {
+    return e.what();
+  }
+  return "";
+}
+std::string golden_error(const std::string& text) {
+  return error_of([](const std::string& t) { parse_golden(t, "F"); }, text);
+}
+std::string manifest_error(const std::string& text) {
+  return error_of([](const std::string& t) { parse_manifest(t, "M"); }, text);
+}
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+TEST(golden_reader, precision_bits_is_an_integer_from_53_to_65536) {
+  const std::string file = read(repo_golden / small_file), manifest_text = read(repo_golden / "MANIFEST.json");
+  const std::string field = "\"precision_bits\": 256";
+  for (const std::string ok : {"53", "256", "65536"}) {
+    EXPECT_EQ(golden_error(replaced(file, field, "\"precision_bits\": " + ok)), "") << ok;
+    EXPECT_EQ(manifest_error(replaced(manifest_text, field, "\"precision_bits\": " + ok)), "") << ok;
+  }
+  // 4294967552 = 2^32 + 256, which a 32-bit read cuts to 256; 2^64 + 256 is beyond every integer type.
+  for (const std::string bad : {"52", "65537", "4294967552", "18446744073709551872", "-256", "256.0", "2.56e2", "\"256\"", "true", "null"}) {
+    EXPECT_EQ(golden_error(replaced(file, field, "\"precision_bits\": " + bad)).rfind("F: precision_bits ", 0), 0u) << bad;
+    EXPECT_EQ(manifest_error(replaced(manifest_text, field, "\"precision_bits\": " + bad)).rfind("M: precision_bits ", 0), 0u) << bad;
+  }
+  EXPECT_EQ(golden_error(replaced(file, field, "\"precision_bits\": 4294967552")), "F: precision_bits 4294967552 is not an integer from 53 to 65536");
+  EXPECT_EQ(golden_error(replaced(file, field + ",", "")), "F: has no precision_bits");
+}
+
+TEST(golden_reader, refuses_a_byte_order_mark_a_nul_and_a_repeated_key) {
+  const std::string file = read(repo_golden / small_file), manifest_text = read(repo_golden / "MANIFEST.json");
+  EXPECT_EQ(golden_error(file), "");
+  EXPECT_EQ(golden_error("\xEF\xBB\xBF" + file), "F: starts with a UTF-8 byte order mark (byte 0)");
+  EXPECT_EQ(manifest_error("\xEF\xBB\xBF" + manifest_text), "M: starts with a UTF-8 byte order mark (byte 0)");
+  // nlohmann's lexer takes a NUL for the end of the text: what follows would never be read.
+  EXPECT_EQ(golden_error(file + std::string(1, '\0') + "{\"garbage\": 1}"), fmt::format("F: has a NUL byte at byte {}", file.size()));
+  EXPECT_EQ(manifest_error(manifest_text + std::string(1, '\0') + "x"), fmt::format("M: has a NUL byte at byte {}", manifest_text.size()));
+  EXPECT_EQ(golden_error(std::string(1, '\0') + file), "F: has a NUL byte at byte 0");
+  // The last of two keys is what nlohmann keeps: the first would be bytes no check reads.
+  EXPECT_EQ(golden_error(replaced(file, "\"shape\": [\n      2\n     ],", "\"shape\": [\n      2\n     ], \"shape\": [2],")),
+            "F: key 'shape' appears twice in one object (in 'pos')");
+  EXPECT_EQ(golden_error(replaced(file, "\"op\": \"rotate\",", "\"op\": \"encode\", \"op\": \"rotate\",")), "F: key 'op' appears twice in one object");
+  EXPECT_EQ(manifest_error(replaced(manifest_text, "\"cases\": 1\n", "\"cases\": 1, \"cases\": 1\n")),
+            "M: key 'cases' appears twice in one object (in 'files')");
+  // The same key in two objects is no repeat.
+  EXPECT_EQ(golden_error(replaced(file, "\"comment\"", "\"comment\": \"x\", \"c2\": {\"id\": 1}, \"c3\"")), "F: unknown key 'c2'");
+}
+
+TEST(golden_reader, refuses_keys_regen_never_writes) {
+  const std::string file = read(repo_golden / small_file), manifest_text = read(repo_golden / "MANIFEST.json");
+  EXPECT_EQ(golden_error(replaced(file, "\"op\":", "\"extra\": 1, \"op\":")), "F: unknown key 'extra'");
+  EXPECT_EQ(golden_error(replaced(file, "\"inputs\":", "\"note\": \"\", \"inputs\":")), "F: case m3_n1: unknown key 'note'");
+  EXPECT_EQ(golden_error(replaced(file, "\"dtype\": \"i64\",", "\"dtype\": \"i64\", \"unit\": 1,")), "F: case m3_n1 inputs pos: unknown key 'unit'");
+  EXPECT_EQ(golden_error(replaced(file, "\"y\": {", "\"y\": {\"dtype\": \"f64\",")), "F: case m3_n1 outputs y: unknown key 'dtype'");
+  EXPECT_EQ(golden_error(replaced(file, "\"comment\": \"seed 004: d = 2, theta = pi/4 (binary64), q = k = [1, 0] at m = 3, n = 1\"", "\"comment\": 4")), "F: comment is not a string");
+  EXPECT_EQ(manifest_error(replaced(manifest_text, "\"files\":", "\"signed\": true, \"files\":")), "M: unknown key 'signed'");
+  EXPECT_EQ(manifest_error(replaced(manifest_text, "\"cases\": 1\n", "\"cases\": 1, \"size\": 1003\n")),
+            "M: files entry 'seeds/seed004_rope_trace.json': unknown key 'size'");
+}
+
+TEST(golden_reader, manifest_counts_and_hashes_read_without_truncation) {
+  const std::string manifest_text = read(repo_golden / "MANIFEST.json");
+  const std::string entry = "M: files entry 'seeds/seed004_rope_trace.json': ";
+  // 2^32 + 1: get<int> would make it 1, the file's count.
+  EXPECT_EQ(manifest_error(replaced(manifest_text, "\"cases\": 1\n", "\"cases\": 4294967297\n")),
+            entry + "cases 4294967297 is not an integer from 0 to 2147483647");
+  EXPECT_EQ(manifest_error(replaced(manifest_text, "\"cases\": 1\n", "\"cases\": -1\n")), entry + "cases -1 is not an integer from 0 to 2147483647");
+  EXPECT_EQ(manifest_error(replaced(manifest_text, "\"cases\": 1\n", "\"cases\": 1.0\n")), entry + "cases 1.0 is not an integer from 0 to 2147483647");
+  EXPECT_EQ(manifest_error(replaced(manifest_text, "5ca2f41fb939", "5CA2F41FB939")).rfind(entry + "sha256 '5CA2F41FB939", 0), 0u);
+  EXPECT_EQ(manifest_error(replaced(manifest_text, "5ca2f41fb939", "5ca2f41fb93")).rfind(entry + "sha256 '5ca2f41fb93", 0), 0u);
+}
+
+TEST(golden_reader, generator_and_mpfr_version_have_their_forms) {
+  const std::string file = read(repo_golden / small_file), manifest_text = read(repo_golden / "MANIFEST.json");
+  const std::string gen = "\"generator\": \"pecheck 0.1.0\"", mpfr = "\"mpfr_version\": \"4.2.0\"";
+  for (const std::string ok : {"pecheck 0.0.9", "pecheck 12.345.6789"}) {
+    EXPECT_EQ(golden_error(replaced(file, gen, "\"generator\": \"" + ok + "\"")), "") << ok;
+    EXPECT_EQ(manifest_error(replaced(manifest_text, gen, "\"generator\": \"" + ok + "\"")), "") << ok;
+  }
+  for (const std::string bad : {"", "pecheck", "pecheck 0.1", "pecheck 0.1.0 ", "pecheck 0.1.0-dirty", "mycheck 0.1.0", "pecheck v0.1.0"}) {
+    EXPECT_EQ(golden_error(replaced(file, gen, "\"generator\": \"" + bad + "\"")), "F: generator '" + bad + "' is not 'pecheck X.Y.Z'") << bad;
+    EXPECT_EQ(manifest_error(replaced(manifest_text, gen, "\"generator\": \"" + bad + "\"")), "M: generator '" + bad + "' is not 'pecheck X.Y.Z'") << bad;
+  }
+  for (const std::string ok : {"4.2.0", "4.2.1-p3", "4.3.0-dev", "10.0.0"})
+    EXPECT_EQ(manifest_error(replaced(manifest_text, mpfr, "\"mpfr_version\": \"" + ok + "\"")), "") << ok;
+  for (const std::string bad : {"", "4.2", "4.2.0 ", "v4.2.0", "4.2.0-", "GNU MPFR 4.2.0"}) {
+    EXPECT_EQ(manifest_error(replaced(manifest_text, mpfr, "\"mpfr_version\": \"" + bad + "\"")),
+              "M: mpfr_version '" + bad + "' is not an MPFR version such as 4.2.0")
+        << bad;
+  }
 }
 
 // diff names the changed case and its largest relative change; an identical tree has none.
