@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/atomic_file.hpp"
+#include "pe/bounded_json.hpp"
 #include "pe/error.hpp"
 
 namespace pecheck {
@@ -27,17 +28,15 @@ void write_file_atomically(const std::string& path, const std::string& text, con
   f.commit();
 }
 
-nlohmann::json read_json_file(const std::string& path, const std::string& label) {
+std::string read_text_file(const std::string& path, const std::string& label) {
   std::ifstream file(path);
   if (!file) throw pe::input_error(fmt::format("{}: cannot read it: {}", label, std::strerror(errno)));
   std::stringstream text;
   text << file.rdbuf();
-  try {
-    return nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::exception& e) {
-    throw pe::input_error(fmt::format("{}: invalid JSON: {}", label, e.what()));
-  }
+  return text.str();
 }
+
+nlohmann::json read_json_file(const std::string& path, const std::string& label) { return pe::parse_json_bounded(read_text_file(path, label), label); }
 
 void add_implementation_flags(CLI::App& cmd, pe::gate::implementation_flags& f) {
   auto* lib = cmd.add_option("--impl", f.impl, "the implementation: a shared library exporting pecheck/impl.h");
@@ -50,6 +49,10 @@ void add_implementation_flags(CLI::App& cmd, pe::gate::implementation_flags& f) 
       ->check(CLI::IsMember({"worker", "call"}))
       ->needs(lib);
   cmd.add_option("--timeout-ms", f.timeout_ms, "time limit of one call")->check(CLI::Range(1, 3600000));
+  cmd.add_option("--memory-limit-mib", f.memory_limit_mib,
+                 "resident memory one plugin call may add to its worker before it is stopped as a fault (default 1024)")
+      ->check(CLI::Range(16, 1048576))
+      ->needs(lib);
   cmd.add_option("--start-timeout-ms", f.start_timeout_ms,
                  "time limit for the implementation to start: loading the plugin in its worker, a wire process's hello (default 10000)")
       ->check(CLI::Range(1, 3600000));

@@ -17,8 +17,10 @@ std::regex option_regex(const std::string& text, const char* flag);
 // report. Errors are input_errors "FLAG: cannot write PATH[: why]", and leave no temporary behind.
 void write_file_atomically(const std::string& path, const std::string& text, const char* flag);
 
-// The JSON that file `path` holds; input_errors "LABEL: cannot read it: why" and "LABEL: invalid
-// JSON: why".
+// The bytes of file `path`; input_error "LABEL: cannot read it: why".
+std::string read_text_file(const std::string& path, const std::string& label);
+// The JSON that file `path` holds, under the depth limit; input_errors "LABEL: cannot read it:
+// why", "LABEL: invalid JSON: why" and the depth limit's.
 nlohmann::json read_json_file(const std::string& path, const std::string& label);
 
 // The flags that name the implementation under test (--impl, --impl-cmd, --impl-reference, one at

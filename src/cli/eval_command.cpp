@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 
 #include <fmt/format.h>
@@ -14,7 +15,9 @@
 #include "cli/output_target.hpp"
 #include "cli/positions.hpp"
 #include "pe/error.hpp"
+#include "pe/limits.hpp"
 #include "pe/mp.hpp"
+#include "pe/op_shapes.hpp"
 #include "pe/op_schema.hpp"
 #include "pe/op_tensors.hpp"
 #include "pe/ops.hpp"
@@ -43,13 +46,16 @@ constexpr unsigned max_mp_bits = 65536;
 
 // --x: comma-separated binary64 values (decimal or C99 hex floats), each read to the nearest double.
 std::vector<double> parse_values(const std::string& text) {
+  const auto count = static_cast<std::uint64_t>(std::count(text.begin(), text.end(), ',')) + 1;
+  pe::check_limit(pe::limit::list, count, "--x: values");
   std::vector<double> out;
+  out.reserve(count);
   size_t start = 0;
   while (start <= text.size()) {
     const size_t comma = std::min(text.find(',', start), text.size());
     const std::string item = text.substr(start, comma - start);
     const auto v = parse_finite_double(item);
-    if (!v) throw pe::input_error(fmt::format("--x: '{}' is not a finite number", item));
+    if (!v) throw pe::input_error(fmt::format("--x: '{}' is not a finite number", pe::excerpt(item)));
     out.push_back(*v);
     start = comma + 1;
   }
@@ -130,6 +136,29 @@ void read_option(const eval_options& o, const pe::spec& s, const pe::tensor_sche
   read_x(o.op, parse_values(text), static_cast<std::int64_t>(c.in.pos.size()) / c.in.pos_axes, o.heads, *pe::head_dim(s), t, c);
 }
 
+// The sizes the options' text gives, counted without reading a value: each integer input's rows
+// under the first symbol of its shape (T for --pos, N for --rel, S for --kpos), and H from
+// --heads where the op reads x. Enough for pe::output_shapes to size rotate's y or bias's table
+// before a position is stored.
+pe::shape_bindings counted_sizes(const eval_options& o, const pe::spec& s) {
+  pe::shape_bindings b;
+  const std::int64_t axes = pe::position_axes(s);
+  for (const auto* t : pe::inputs_of(o.op, s, false)) {
+    const auto* opt = option_of(t->name);
+    if (!opt || t->shape.dims.empty()) continue;
+    const std::string& text = o.*(opt->text);
+    if (t->kind == pe::element_kind::real) {
+      if (o.heads >= 1 && o.heads <= 4096) b.emplace("H", o.heads);
+      continue;
+    }
+    if (text.empty()) continue;
+    const std::uint64_t rows = t->shape.position_rows && axes > 1 ? static_cast<std::uint64_t>(std::count(text.begin(), text.end(), ';')) + 1
+                                                                  : count_positions(text, "--" + std::string(t->name));
+    b.emplace(std::string(t->shape.dims[0]), static_cast<std::int64_t>(std::min<std::uint64_t>(rows, std::numeric_limits<std::int64_t>::max())));
+  }
+  return b;
+}
+
 // The op's inputs on s: each from its option, integers before reals (x's tokens are --pos's
 // rows), each group all present before any is parsed; or all from --input where some input has
 // no option.
@@ -187,16 +216,18 @@ int run_eval(const eval_options& o) {
     throw pe::spec_error(fmt::format("{}: op '{}' is not supported (ops: {})", s.scheme(), o.op, fmt::join(ops, ", ")));
   }
   check_npy(o, s);
+  const pe::limit limit = value_limit(o.format, o.op);
+  if (o.input.empty()) check_sizes(o.op, s, counted_sizes(o, s), limit);
   const eval_call c = read_inputs(o, s);
-  const std::size_t limit = value_limit(o.format, o.op);
   check_sizes(c, s, limit);
   // Opened before the work, so that an unwritable --output fails at once.
   output_target target(o.output);
   const auto writer = make_writer(o.format, {o.op, s.text(), o.precision}, target);
-  if (o.precision == 53) {
+  const bool integers = integer_outputs_only(o.op, s);
+  if (o.precision == 53 && !integers) {
     stream_eval<double>(c, s, limit, o.chunk_tokens, o.precision, *writer);
   } else {
-    pe::mp_precision scope(o.precision);
+    pe::mp_precision scope(integers ? std::max(64u, o.precision) : o.precision);
     stream_eval<pe::mp_real>(c, s, limit, o.chunk_tokens, o.precision, *writer);
   }
   target.commit();
@@ -206,8 +237,8 @@ int run_eval(const eval_options& o) {
 // The size rules and what a failure leaves, for --help (README.md's eval section says the same).
 constexpr const char* eval_footer =
     "Sizes: the table, and ops other than encode and rotate, hold the whole result and print at most 4194304 (2^22) "
-    "values. csv, json and npy stream encode and rotate: computed, written and freed in chunks of about 16 MiB, so "
-    "memory stays bounded (about 100 MB for 1M positions x 128 values) up to 2147483648 (2^31) values. Sizes the "
+    "values (--limit values=N). csv, json and npy stream encode and rotate: computed, written and freed in chunks of about 16 MiB, so "
+    "memory stays bounded (about 100 MB for 1M positions x 128 values) up to 2147483648 (2^31) values (--limit streamed_values=N). Sizes the "
     "inputs give are refused before any work. On stdout a result over 16 MiB is written as it is computed: an error "
     "mid-way leaves a partial stream and a non-zero exit; --output FILE appears only when complete. npy writes one "
     "binary64 array ('<f8'). On a terminal, a progress line shows on stderr after a second.";

@@ -18,13 +18,9 @@ namespace pecheck {
 namespace {
 
 // A result held whole (the table, which aligns every value to the widest, and ops that do not
-// split by token, which compute their output in one piece) is capped at 2^22 values: as decimal
-// strings that is ~100 MB at binary64 and more at MPFR precisions (up to ~20000 digits a value).
-constexpr std::size_t held_values = std::size_t{1} << 22;
-// A streamed output holds one chunk at a time, so memory does not limit it; the cap only refuses
-// at once what no one means to write: 2^31 values are 16 GiB of .npy and ~50 GB of CSV or JSON
-// at binary64 (hours of work), and a typo in --pos or --heads usually lands far beyond it.
-constexpr std::size_t streamed_values = std::size_t{1} << 31;
+// split by token, which compute their output in one piece) is bounded by limit::values; a
+// streamed one holds a chunk at a time and is bounded by limit::streamed_values, which only
+// refuses at once what no one means to write (a typo in --pos or --heads usually lands far beyond).
 // A chunk's values and their text, roughly: chunk_bytes / bytes_per_value values.
 constexpr std::size_t chunk_bytes = std::size_t{16} << 20;
 
@@ -38,8 +34,8 @@ std::size_t values_in(const std::vector<std::int64_t>& shape) {
   return n;
 }
 
-void refuse_beyond(std::string_view name, std::size_t n, std::size_t limit, const char* verb) {
-  if (n > limit) throw pe::input_error(fmt::format("eval: {} {} {} values; eval prints at most {}", name, verb, n, limit));
+void refuse_beyond(std::string_view name, std::size_t n, pe::limit limit) {
+  pe::check_limit(limit, n, fmt::format("eval: output {}'s values", name));
 }
 
 // Memory per value while a chunk is alive: the value (an MPFR number: bits/8 bytes of limbs and
@@ -47,11 +43,19 @@ void refuse_beyond(std::string_view name, std::size_t n, std::size_t limit, cons
 // and separators). bits/2 + 64 bounds both together.
 std::size_t bytes_per_value(unsigned bits) { return bits / 2 + 64; }
 
-value_block block_of(pe::tensor<double>&& t) { return {std::move(t.data), {}}; }
-value_block block_of(pe::tensor<pe::mp_real>&& t) {
+// Whether output `name` of op holds integers (bucket): printed as exact integers, never as reals.
+bool integer_output(std::string_view op, const pe::spec& s, std::string_view name) {
+  for (const auto* t : pe::outputs_of(op, s))
+    if (t->name == name) return t->kind == pe::element_kind::integer;
+  return false;
+}
+
+value_block block_of(pe::tensor<double>&& t, bool) { return {std::move(t.data), {}}; }
+// Integer outputs come from run_integer_outputs' 64-bit MPFR run, where every int64 is exact.
+value_block block_of(pe::tensor<pe::mp_real>&& t, bool integers) {
   value_block b;
   b.decimals.reserve(t.data.size());
-  for (const auto& v : t.data) b.decimals.push_back(pe::to_decimal(v));
+  for (const auto& v : t.data) b.decimals.push_back(integers ? std::to_string(v.convert_to<long long>()) : pe::to_decimal(v));
   return b;
 }
 
@@ -99,18 +103,18 @@ pe::op_inputs part_of(const eval_call& c, std::int64_t first, std::int64_t count
 }
 
 template <class T>
-void run_whole(const eval_call& c, const pe::spec& s, std::size_t limit, result_writer& w) {
+void run_whole(const eval_call& c, const pe::spec& s, pe::limit limit, result_writer& w) {
   auto outputs = c.x_row.empty() ? pe::run_op<T>(c.op, s, c.in) : pe::run_op<T>(c.op, s, part_of(c, 0, pe::token_count(c.in)));
-  for (const auto& [name, t] : outputs) refuse_beyond(name, t.data.size(), limit, "has");
+  for (const auto& [name, t] : outputs) refuse_beyond(name, t.data.size(), limit);
   for (auto& [name, t] : outputs) {
     w.begin_output(head_of(c, name, t.shape));
-    w.write_rows(0, block_of(std::move(t)));
+    w.write_rows(0, block_of(std::move(t), integer_output(c.op, s, name)));
     w.end_output();
   }
 }
 
 template <class T>
-void run_chunked(const eval_call& c, const pe::spec& s, std::size_t limit, std::int64_t chunk_tokens, unsigned bits, result_writer& w) {
+void run_chunked(const eval_call& c, const pe::spec& s, pe::limit limit, std::int64_t chunk_tokens, unsigned bits, result_writer& w) {
   const std::int64_t tokens = pe::token_count(c.in), seq_len = pe::call_seq_len(c.in.pos);
   progress_line progress(tokens, "positions");
   // Without chunk_tokens the first chunk is one token: its width sizes the chunks (and checks an
@@ -125,7 +129,7 @@ void run_chunked(const eval_call& c, const pe::spec& s, std::size_t limit, std::
       const std::int64_t per_token = static_cast<std::int64_t>(t.data.size()) / count;
       std::vector<std::int64_t> shape = t.shape;
       shape.at(0) = tokens;
-      refuse_beyond(name, values_in(shape), limit, "would have");
+      refuse_beyond(name, values_in(shape), limit);
       head = head_of(c, name, shape);
       rows_per_token = columns(head) > 0 ? per_token / columns(head) : 0;
       if (chunk_tokens <= 0) {
@@ -133,7 +137,7 @@ void run_chunked(const eval_call& c, const pe::spec& s, std::size_t limit, std::
       }
       w.begin_output(head);
     }
-    w.write_rows(first * rows_per_token, block_of(std::move(t)));
+    w.write_rows(first * rows_per_token, block_of(std::move(t), integer_output(c.op, s, name)));
     first += count;
     progress.update(first);
   }
@@ -148,26 +152,38 @@ pe::tensor<double> broadcast_x(const std::vector<double>& x_row, std::int64_t to
   return x;
 }
 
-std::size_t value_limit(const std::string& format, std::string_view op) {
-  return format_streams(format) && pe::splits_by_token(op) ? streamed_values : held_values;
+bool integer_outputs_only(std::string_view op, const pe::spec& s) {
+  const auto outputs = pe::outputs_of(op, s);
+  return !outputs.empty() && std::all_of(outputs.begin(), outputs.end(), [](const pe::tensor_schema* t) { return t->kind == pe::element_kind::integer; });
 }
 
-void check_sizes(const eval_call& c, const pe::spec& s, std::size_t limit) {
-  const auto outputs = pe::outputs_of(c.op, s);
-  const auto shapes = pe::output_shapes(c.op, s, c.in);
+pe::limit value_limit(const std::string& format, std::string_view op) {
+  return format_streams(format) && pe::splits_by_token(op) ? pe::limit::streamed_values : pe::limit::values;
+}
+
+namespace {
+void check_shapes(std::string_view op, const pe::spec& s, const std::vector<std::optional<std::vector<std::int64_t>>>& shapes, pe::limit limit) {
+  const auto outputs = pe::outputs_of(op, s);
   for (std::size_t k = 0; k < shapes.size(); ++k)
-    if (shapes[k]) refuse_beyond(outputs[k]->name, values_in(*shapes[k]), limit, "would have");
+    if (shapes[k]) refuse_beyond(outputs[k]->name, values_in(*shapes[k]), limit);
+}
+}  // namespace
+
+void check_sizes(const eval_call& c, const pe::spec& s, pe::limit limit) { check_shapes(c.op, s, pe::output_shapes(c.op, s, c.in), limit); }
+
+void check_sizes(std::string_view op, const pe::spec& s, const pe::shape_bindings& sizes, pe::limit limit) {
+  check_shapes(op, s, pe::output_shapes(op, s, sizes), limit);
 }
 
 template <class T>
-void stream_eval(const eval_call& c, const pe::spec& s, std::size_t limit, std::int64_t chunk_tokens, unsigned precision_bits,
+void stream_eval(const eval_call& c, const pe::spec& s, pe::limit limit, std::int64_t chunk_tokens, unsigned precision_bits,
                  result_writer& w) {
   if (pe::splits_by_token(c.op) && pe::token_count(c.in) > 0) run_chunked<T>(c, s, limit, chunk_tokens, precision_bits, w);
   else run_whole<T>(c, s, limit, w);
   w.finish();
 }
 
-template void stream_eval<double>(const eval_call&, const pe::spec&, std::size_t, std::int64_t, unsigned, result_writer&);
-template void stream_eval<pe::mp_real>(const eval_call&, const pe::spec&, std::size_t, std::int64_t, unsigned, result_writer&);
+template void stream_eval<double>(const eval_call&, const pe::spec&, pe::limit, std::int64_t, unsigned, result_writer&);
+template void stream_eval<pe::mp_real>(const eval_call&, const pe::spec&, pe::limit, std::int64_t, unsigned, result_writer&);
 
 }  // namespace pecheck

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "cli/output.hpp"
+#include "pe/limits.hpp"
+#include "pe/op_shapes.hpp"
 #include "pe/ops.hpp"
 #include "pe/spec.hpp"
 
@@ -24,12 +26,20 @@ struct eval_call {
 // x [tokens, heads, D] with x_row in every token and head.
 pe::tensor<double> broadcast_x(const std::vector<double>& x_row, std::int64_t tokens, std::int64_t heads);
 
-// The most values one output may have in `format`: see eval_stream.cpp for the two caps and why.
-std::size_t value_limit(const std::string& format, std::string_view op);
+// Whether every output of op is integer-kind (bucket): eval computes those at 64-bit MPFR, where
+// every int64 is exact, and prints them as integers whatever --precision says (binary64 would
+// round 2^53 + 1 to 2^53).
+bool integer_outputs_only(std::string_view op, const pe::spec& s);
 
-// Refuses, before any work, an output whose shape the inputs give (pe::output_shapes) with more
-// than `limit` values: "eval: NAME would have N values; eval prints at most LIMIT".
-void check_sizes(const eval_call& c, const pe::spec& s, std::size_t limit);
+// The limit on one output's values in `format`: streamed_values where the format streams and the
+// op splits by token, values (held whole) otherwise (pe/limits.cpp says why each).
+pe::limit value_limit(const std::string& format, std::string_view op);
+
+// Refuses, before any work, an output whose shape the sizes give (pe::output_shapes) with more
+// values than `limit` allows: "eval: output NAME's values: N, over the limit ...". The bindings
+// form runs before any input is read (sizes counted from the options' text).
+void check_sizes(const eval_call& c, const pe::spec& s, pe::limit limit);
+void check_sizes(std::string_view op, const pe::spec& s, const pe::shape_bindings& sizes, pe::limit limit);
 
 // Runs c on s at the scalar T (double, or pe::mp_real at the precision in scope) and writes each
 // output to w; outputs whose shape only the op knows (encode's dim) are checked against `limit`
@@ -37,7 +47,7 @@ void check_sizes(const eval_call& c, const pe::spec& s, std::size_t limit);
 // tokens at a time (0: as many as keep a chunk near 16 MiB at precision_bits), each chunk
 // written and freed before the next, with a progress line on a terminal; others run whole.
 template <class T>
-void stream_eval(const eval_call& c, const pe::spec& s, std::size_t limit, std::int64_t chunk_tokens, unsigned precision_bits,
+void stream_eval(const eval_call& c, const pe::spec& s, pe::limit limit, std::int64_t chunk_tokens, unsigned precision_bits,
                  result_writer& w);
 
 }  // namespace pecheck

@@ -17,7 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/positions.hpp"
+#include "pe/bounded_json.hpp"
 #include "pe/error.hpp"
+#include "pe/limits.hpp"
 #include "pe/op_schema.hpp"
 #include "pe/op_tensors.hpp"
 #include "pe/scheme.hpp"
@@ -30,7 +32,7 @@ double number(const nlohmann::json& v, const std::string& where) {
   if (v.is_string()) {
     if (const auto d = parse_finite_double(v.get<std::string>())) return *d;
   }
-  throw pe::input_error(fmt::format("{}: {} is not a finite number", where, v.dump()));
+  throw pe::input_error(fmt::format("{}: {} is not a finite number", where, pe::json_excerpt(v)));
 }
 
 pe::tensor<double> read_tensor(const nlohmann::json& j, const std::string& where) {
@@ -38,27 +40,32 @@ pe::tensor<double> read_tensor(const nlohmann::json& j, const std::string& where
     throw pe::input_error(fmt::format("{}: needs {{\"shape\": [...], \"data\": [...]}}", where));
   }
   std::vector<std::int64_t> shape;
+  std::uint64_t values = 1;  // saturating: the check below must see a product that overflowed as huge
   for (const auto& d : j["shape"]) {
-    if (!d.is_number_integer() || d.get<std::int64_t>() < 0) throw pe::input_error(fmt::format("{}: shape has {}, not a size", where, d.dump()));
+    if (!d.is_number_integer() || d.get<std::int64_t>() < 0) throw pe::input_error(fmt::format("{}: shape has {}, not a size", where, pe::json_excerpt(d)));
     shape.push_back(d.get<std::int64_t>());
+    const auto u = static_cast<std::uint64_t>(shape.back());
+    values = u != 0 && values > std::numeric_limits<std::uint64_t>::max() / u ? std::numeric_limits<std::uint64_t>::max() : values * u;
+  }
+  // Both before the tensor is allocated: a 40-byte file must not ask for gigabytes.
+  pe::check_limit(pe::limit::input_values, values, fmt::format("{}: shape [{}] holds", where, fmt::join(shape, ", ")));
+  if (j["data"].size() != values) {
+    throw pe::input_error(fmt::format("{}: shape [{}] holds {} values but data has {}", where, fmt::join(shape, ", "), values, j["data"].size()));
   }
   pe::tensor<double> t(shape);
-  if (j["data"].size() != t.data.size()) {
-    throw pe::input_error(fmt::format("{}: shape [{}] holds {} values but data has {}", where, fmt::join(shape, ", "),
-                                      t.data.size(), j["data"].size()));
-  }
   for (size_t k = 0; k < t.data.size(); ++k) t.data[k] = number(j["data"][k], fmt::format("{}.data[{}]", where, k));
   return t;
 }
 
 std::vector<std::int64_t> read_positions(const nlohmann::json& j, const std::string& where, std::int64_t axes) {
   if (!j.is_array()) throw pe::input_error(fmt::format("{}: needs a list of positions", where));
+  pe::check_limit(pe::limit::list, j.size(), fmt::format("{}: positions", where));
   std::vector<std::int64_t> out;
   for (size_t t = 0; t < j.size(); ++t) {
     const auto& row = j[t];
     const auto take = [&](const nlohmann::json& v) {
       if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))) {
-        throw pe::input_error(fmt::format("{}[{}]: {} is not a 64-bit integer position", where, t, v.dump()));
+        throw pe::input_error(fmt::format("{}[{}]: {} is not a 64-bit integer position", where, t, pe::json_excerpt(v)));
       }
       out.push_back(v.get<std::int64_t>());
     };
@@ -98,9 +105,14 @@ std::optional<pe::op_tensor> read_field(const pe::tensor_schema& t, const nlohma
 }  // namespace
 
 pe::op_inputs read_input_file(const std::string& path, std::string_view op, const pe::spec& s) {
-  const nlohmann::json j = read_json_file(path, fmt::format("--input '{}'", path));
-  if (!j.is_object()) throw pe::input_error(fmt::format("--input '{}': not a JSON object", path));
-  const std::string where = fmt::format("--input '{}'", path);
+  const std::string label = fmt::format("--input '{}'", path);
+  return read_input_text(read_text_file(path, label), label, op, s);
+}
+
+pe::op_inputs read_input_text(std::string_view text, const std::string& label, std::string_view op, const pe::spec& s) {
+  const nlohmann::json j = pe::parse_json_bounded(text, label);
+  const std::string& where = label;
+  if (!j.is_object()) throw pe::input_error(fmt::format("{}: not a JSON object", where));
   // Any input of the call the op has on some scheme: the op itself says which its scheme reads.
   std::vector<const pe::tensor_schema*> fields;
   std::vector<std::string_view> names;

@@ -16,5 +16,7 @@ namespace pecheck {
 // "kpos": [...], "causal": false}, or for absolute encodings {"x": ..., "wq": ..., "wk": ...,
 // "wv": ..., "heads": H, "qpos": [...]}. Errors name the file and the field.
 pe::op_inputs read_input_file(const std::string& path, std::string_view op, const pe::spec& s);
+// The same from the file's text; errors start with `label` (the fuzz target reads text).
+pe::op_inputs read_input_text(std::string_view text, const std::string& label, std::string_view op, const pe::spec& s);
 
 }  // namespace pecheck

@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "pe/error.hpp"
+#include "pe/limits.hpp"
 #include "pe/parallel.hpp"
 
 int main(int argc, char** argv) {
@@ -21,6 +22,12 @@ int main(int argc, char** argv) {
   // --threads may come before or after the command's name (fallthrough: the commands pass it up).
   int threads = 0;
   app.add_option("--threads", threads, "threads for the fast binary64 paths (default: the core count)")->check(CLI::Range(1, 1024));
+  // --limit NAME=N raises (or lowers) one of the limits every command checks before its work.
+  std::vector<std::string> limits;
+  std::vector<std::string> limit_docs;
+  for (const auto& l : pe::limit_table()) limit_docs.push_back(fmt::format("{} ({}, default {})", l.name, l.what, l.default_value));
+  app.add_option("--limit", limits, fmt::format("NAME=N: set a limit checked before work; repeatable. Limits: {}", fmt::join(limit_docs, "; ")))
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.fallthrough();
   std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
   for (auto add : {pecheck::add_list_command, pecheck::add_eval_command, pecheck::add_check_command, pecheck::add_golden_command, pecheck::add_gate_command,
@@ -55,11 +62,12 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    fmt::print(stderr, "pecheck: {}\n", e.what());
+    fmt::print(stderr, "pecheck: {}\n", pe::one_line(e.what()));
     return 2;
   }
   if (threads > 0) pe::set_worker_threads(threads);
   try {
+    for (const auto& l : limits) pe::set_limit(l);
     for (const auto& [sub, run] : commands) {
       if (!sub->parsed()) continue;
       const int code = run();
@@ -70,16 +78,16 @@ int main(int argc, char** argv) {
       return code;
     }
   } catch (const pe::spec_error& e) {
-    fmt::print(stderr, "pecheck: {}\n", e.what());
+    fmt::print(stderr, "pecheck: {}\n", pe::one_line(e.what()));
     return 2;
   } catch (const pe::input_error& e) {
-    fmt::print(stderr, "pecheck: {}\n", e.what());
+    fmt::print(stderr, "pecheck: {}\n", pe::one_line(e.what()));
     return 2;
   } catch (const std::system_error& e) {  // fmt::print failing to write stdout
     fmt::print(stderr, "pecheck: cannot write the output: {}\n", e.code().message());
     return 1;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "pecheck: internal error: {}\n", e.what());
+    fmt::print(stderr, "pecheck: internal error: {}\n", pe::one_line(e.what()));
     return 1;
   }
   return 1;

@@ -8,14 +8,13 @@
 
 namespace pecheck {
 
-// Throws pe::input_error naming the bad item.
+// Throws pe::input_error naming the bad item, pe::limit_error past --limit list before allocating.
 std::vector<std::int64_t> parse_positions(std::string_view text, std::string_view flag = "--pos");
+// How many positions parse_positions(text) gives (saturating), from the text alone.
+std::uint64_t count_positions(std::string_view text, std::string_view flag = "--pos");
 
 // A decimal or C99 hex float read to the nearest binary64, or nothing when the text is not
 // exactly one finite number.
 std::optional<double> parse_finite_double(const std::string& text);
-
-// The most positions one --pos may produce (keeps a typo from allocating gigabytes).
-inline constexpr std::int64_t max_positions = 10'000'000;
 
 }  // namespace pecheck

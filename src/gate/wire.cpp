@@ -18,6 +18,7 @@
 
 #include "gate/implementation.hpp"
 #include "gate/process.hpp"
+#include "gate/wire_answer.hpp"
 #include "pe/error.hpp"
 
 namespace pe::gate {
@@ -25,79 +26,12 @@ namespace {
 
 using json = nlohmann::json;
 using clock_type = process::clock_type;
+using namespace wire;
 
 // The longest head line the gate reads. Heads are small (an answer's names, dtypes and shapes: some
 // hundred bytes); the limit stops a process that writes without a newline (a binary dump, a log
 // line gone wrong) at once, not at the deadline, and bounds what the gate buffers.
 constexpr std::size_t line_limit = std::size_t{4} << 20;
-
-// Text a process wrote, for a one-line message: its first 200 bytes as a JSON string (quoted,
-// control bytes escaped, invalid UTF-8 replaced), so no newline or terminal escape gets through.
-std::string excerpt(const std::string& text) {
-  return json(text.substr(0, 200)).dump(-1, ' ', false, json::error_handler_t::replace) + (text.size() > 200 ? "..." : "");
-}
-
-// What a JSON value is, for a malformed answer's report: its type, and its text when short.
-std::string described(const json& v) {
-  if (v.is_null()) return "null";
-  const std::string text = v.dump();
-  return text.size() <= 40 ? fmt::format("{} {}", v.type_name(), text) : std::string(v.type_name());
-}
-
-// The first field of an answer whose JSON type is wrong, as "malformed answer: field X is Y, not Z".
-class answer_fields {
- public:
-  // Checks `key` of `object` (at `where`) against a type; absent is fine unless `required`.
-  answer_fields& expect(const json& object, const std::string& where, const char* key, bool (*ok)(const json&), const char* what,
-                        bool required = false) {
-    if (problem_) return *this;
-    const std::string path = where.empty() ? key : where + "." + key;
-    if (!object.contains(key)) {
-      if (required) problem_ = fmt::format("malformed answer: field {} is missing", path);
-    } else if (!ok(object[key])) {
-      problem_ = fmt::format("malformed answer: field {} is {}, not {}", path, described(object[key]), what);
-    }
-    return *this;
-  }
-  const std::optional<std::string>& problem() const { return problem_; }
-
- private:
-  std::optional<std::string> problem_;
-};
-
-bool is_string(const json& v) { return v.is_string(); }
-bool is_integer(const json& v) { return v.is_number_integer(); }
-bool is_count(const json& v) { return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0); }
-bool is_shape(const json& v) {
-  if (!v.is_array()) return false;
-  for (const auto& d : v)
-    if (!is_count(d)) return false;
-  return true;
-}
-bool is_array(const json& v) { return v.is_array(); }
-
-// Every field of an answer head with the type the protocol gives it, or the first that has another.
-std::optional<std::string> malformed(const json& head) {
-  if (!head.is_object()) return fmt::format("malformed answer: the head is {}, not an object", described(head));
-  answer_fields f;
-  f.expect(head, "", "status", is_string, "a string", true)
-      .expect(head, "", "id", is_integer, "an integer")
-      .expect(head, "", "message", is_string, "a string")
-      .expect(head, "", "payload_bytes", is_count, "a non-negative integer")
-      .expect(head, "", "outputs", is_array, "an array");
-  if (f.problem() || !head.contains("outputs")) return f.problem();
-  for (std::size_t k = 0; k < head["outputs"].size(); ++k) {
-    const json& o = head["outputs"][k];
-    const std::string where = fmt::format("outputs[{}]", k);
-    if (!o.is_object()) return fmt::format("malformed answer: field {} is {}, not an object", where, described(o));
-    f.expect(o, where, "name", is_string, "a string", true)
-        .expect(o, where, "dtype", is_string, "a string", true)
-        .expect(o, where, "shape", is_shape, "an array of non-negative integers", true)
-        .expect(o, where, "offset", is_count, "a non-negative integer", true)
-        .expect(o, where, "nbytes", is_count, "a non-negative integer", true);
-  }
-  return f.problem();
-}
 
 class wire_process final : public implementation {
  public:
@@ -145,47 +79,14 @@ class wire_process final : public implementation {
       stop();  // a fresh process for the next case
       return r;
     }
-    const json& head = answer.head;
-    if (const auto problem = malformed(head)) return bad(r, *problem);
-    // Whatever its status, an answer to another request means the process is out of step (an
-    // earlier answer given twice, say): its next answer would be taken for the wrong call.
-    if (!head.contains("id") || head["id"] != id_) {
-      stop();
-      return bad(r, head.contains("id") ? fmt::format("answer id {} for request {}: the process is out of step (an answer given twice?)", head["id"].dump(), id_)
-                                        : fmt::format("answer without an id for request {}", id_));
+    bool out_of_step = false;
+    if (auto problem = answer_head_problem(answer.head, id_, out_of_step)) {
+      // An answer to another request: the process's next answer would be taken for the wrong call.
+      if (out_of_step) stop();
+      return *problem;
     }
     if (!buffer_.empty()) return bad(r, more_than_one_answer());
-    const std::string status = head["status"];
-    r.message = head.contains("message") ? head["message"].get<std::string>() : "";
-    if (status == "unsupported") {
-      r.status = call_status::unsupported;
-      return r;
-    }
-    if (status != "ok") {
-      r.status = status == "error" ? call_status::error : call_status::bad_output;
-      if (status != "error") r.message = fmt::format("answer has status '{}': {}", status, head.dump().substr(0, 200));
-      return r;
-    }
-    if (!head.contains("outputs")) return bad(r, "answer has no outputs array");
-    r.outputs = outputs;
-    for (auto& t : r.outputs) {
-      const json* found = nullptr;
-      for (const auto& o : head["outputs"])
-        if (o["name"] == t.name) found = &o;
-      if (!found) return bad(r, fmt::format("answer has no output {}", t.name));
-      const auto& o = *found;
-      if (o["dtype"] != dtype_name(t.type) || o["shape"] != json(t.shape)) {
-        return bad(r, fmt::format("output {} is {} {}, not {} {}", t.name, o["dtype"].get<std::string>(), o["shape"].dump(), dtype_name(t.type),
-                                  json(t.shape).dump()));
-      }
-      const auto offset = o["offset"].get<std::uint64_t>(), nbytes = o["nbytes"].get<std::uint64_t>();
-      if (nbytes != t.bytes.size() || offset > answer.payload.size() || nbytes > answer.payload.size() - offset) {
-        return bad(r, fmt::format("output {} claims {} bytes at offset {} of a {}-byte payload; it needs {} bytes", t.name, nbytes, offset,
-                                  answer.payload.size(), t.bytes.size()));
-      }
-      std::memcpy(t.bytes.data(), answer.payload.data() + offset, nbytes);
-    }
-    return r;
+    return answer_result(answer.head, answer.payload, outputs);
   }
 
  private:
@@ -289,25 +190,13 @@ class wire_process final : public implementation {
   // larger than `payload_limit`, the outputs asked for: refused before any of it is read.
   bool read_head(std::size_t newline, std::size_t payload_limit, std::size_t& want, answer_frame& a) {
     a.status = call_status::bad_output;
-    const std::string line = buffer_.substr(0, newline);
-    try {
-      a.head = json::parse(line);
-    } catch (const json::parse_error&) {
-      a.message = fmt::format("the answer line is not JSON (stdout carries the protocol alone; logs go to stderr): {}", excerpt(line));
+    auto head = read_answer_head(buffer_.substr(0, newline), payload_limit);
+    if (!head.problem.empty()) {
+      a.message = std::move(head.problem);
       return false;
     }
-    const json none = 0;
-    const json& bytes = a.head.is_object() && a.head.contains("payload_bytes") ? a.head["payload_bytes"] : none;
-    if (!is_count(bytes)) {
-      a.message = fmt::format("malformed answer: field payload_bytes is {}, not a non-negative integer", described(bytes));
-      return false;
-    }
-    if (bytes.get<std::uint64_t>() > payload_limit) {
-      a.message = fmt::format("the answer announces {} payload bytes, more than the {} its outputs take (refused unread)", bytes.get<std::uint64_t>(),
-                              payload_limit);
-      return false;
-    }
-    want = newline + 1 + bytes.get<std::size_t>();
+    a.head = std::move(head.head);
+    want = newline + 1 + head.payload_bytes;
     return true;
   }
 

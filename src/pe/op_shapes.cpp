@@ -12,7 +12,7 @@
 namespace pe {
 namespace {
 
-using bindings = std::map<std::string_view, std::int64_t, std::less<>>;
+using bindings = shape_bindings;
 
 // A dim's size: a number, or a bound symbol, or a bound product "H D".
 std::optional<std::int64_t> size_of(std::string_view dim, const bindings& b) {
@@ -31,12 +31,12 @@ void bind_dims(const tensor_schema& t, const std::vector<std::int64_t>& shape, b
     const std::string_view dim = t.shape.dims[i];
     const auto space = dim.find(' ');
     if (space == std::string_view::npos) {
-      if (!size_of(dim, b)) b.emplace(dim, shape[i]);
+      if (!size_of(dim, b)) b.emplace(std::string(dim), shape[i]);
       continue;
     }
     const auto first = size_of(dim.substr(0, space), b);
     const std::string_view second = dim.substr(space + 1);
-    if (first && *first > 0 && !size_of(second, b)) b.emplace(second, shape[i] / *first);
+    if (first && *first > 0 && !size_of(second, b)) b.emplace(std::string(second), shape[i] / *first);
   }
 }
 
@@ -50,13 +50,19 @@ std::vector<std::optional<std::vector<std::int64_t>>> output_shapes(std::string_
     for (const auto* t : inputs) {
       if (!present(*t, in)) continue;
       if (!t->value_is.empty()) {
-        if (const auto v = scalar_in(*t, in); v > 0 && !b.count(t->value_is)) b.emplace(t->value_is, v);
+        if (const auto v = scalar_in(*t, in); v > 0 && !b.count(t->value_is)) b.emplace(std::string(t->value_is), v);
         continue;
       }
       bind_dims(*t, shape_in(*t, s, in), b);
     }
   }
+  return output_shapes(op, s, std::move(b));
+}
+
+std::vector<std::optional<std::vector<std::int64_t>>> output_shapes(std::string_view op, const spec& s, shape_bindings b) {
   if (const auto heads = required_heads(s); heads && !b.count("H")) b.emplace("H", *heads);
+  // The head dim: matrix's R is D x D with no input to give D.
+  if (const auto d = head_dim(s); d && !b.count("D")) b.emplace("D", *d);
   std::vector<std::optional<std::vector<std::int64_t>>> out;
   for (const auto* t : outputs_of(op, s)) {
     std::vector<std::int64_t> shape;

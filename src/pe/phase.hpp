@@ -8,7 +8,10 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "pe/frequency_cache.hpp"
+#include "pe/limits.hpp"
 #include "pe/fast_kernels.hpp"
 #include "pe/mp.hpp"
 
@@ -75,6 +78,8 @@ std::string frequency_table_key(const char* kind, const Freq& f, int n, unsigned
 // compute() for a law without a key; for one with a key, its value computed once per process.
 template <class V, class Freq, class Compute>
 V cached_for_law(const char* kind, const Freq& f, int n, unsigned bits, const Compute& compute) {
+  // Every table of frequencies at MPFR precision passes here: bounded before any is computed.
+  check_limit(limit::frequencies, static_cast<std::uint64_t>(n), fmt::format("{} table: frequencies", kind));
   if constexpr (keyed_frequency_law<Freq>) return *cached<V>(frequency_table_key(kind, f, n, bits), compute);
   else return compute();
 }

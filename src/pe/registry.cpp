@@ -1,6 +1,8 @@
 // Builds the registry from each scheme family and provides the parameter builders.
 #include "pe/registry.hpp"
 
+#include "pe/limits.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -45,6 +47,11 @@ const scheme_info* find_scheme(std::string_view name) {
   return nullptr;
 }
 
+std::string dim_over_limit(std::int64_t d) {
+  const std::int64_t l = limit_value(limit::dim);
+  return d > l ? fmt::format("is over the limit dim={} (raise it with --limit dim=N)", l) : std::string();
+}
+
 param_info integer_param(std::string name, std::string doc, std::optional<std::int64_t> def, std::int64_t min,
                          std::int64_t max) {
   param_info p{std::move(name), param_kind::integer, std::move(doc)};
@@ -53,6 +60,8 @@ param_info integer_param(std::string name, std::string doc, std::optional<std::i
     const auto x = std::get<std::int64_t>(v);
     if (x < min) return fmt::format("must be >= {}", min);
     if (x > max) return fmt::format("must be <= {}", max);
+    // A vector length (every scheme bounds its dims by max_dim) is bounded by limit::dim too.
+    if (max == max_dim) return dim_over_limit(x);
     return std::string();
   };
   return p;

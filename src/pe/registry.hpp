@@ -67,6 +67,9 @@ param_info integer_param(std::string name, std::string doc, std::optional<std::i
 // The largest vector length any scheme accepts (real models stay below 2^16); it keeps every
 // index such as p * dim + j far from int64 overflow.
 inline constexpr std::int64_t max_dim = std::int64_t{1} << 20;
+// "" when d is within limit::dim (--limit dim=N, default 2^16), else the reason: the soft bound
+// below max_dim that keeps a typo from minutes of work.
+std::string dim_over_limit(std::int64_t d);
 // The largest table or sequence length (positions are otherwise any int64).
 inline constexpr std::int64_t max_table_length = std::int64_t{1} << 40;
 param_info real_param(std::string name, std::string doc, std::optional<double> def,

@@ -10,20 +10,18 @@
 
 #include <fmt/format.h>
 
+#include "pe/bounded_json.hpp"
 #include "pe/error.hpp"
+#include "pe/limits.hpp"
 
 namespace pe {
 namespace {
 
 // ---- the raw tree: what was written, before the registry gives it types ----
 
-// Specs and lists nest at most this deep (real configurations need 3).
-constexpr int max_nesting = 32;
+// Specs and lists nest at most limit::depth deep (real configurations need 3).
+int max_nesting() { return static_cast<int>(limit_value(limit::depth)); }
 
-// The spec as echoed in an error: whole when short, else its first 100 characters and "...".
-std::string quoted_excerpt(std::string_view s) {
-  return s.size() <= 120 ? std::string(s) : std::string(s.substr(0, 100)) + "...";
-}
 
 struct raw_spec;
 struct raw_value {
@@ -53,7 +51,7 @@ class text_parser {
 
  private:
   [[noreturn]] void fail(std::string_view what) const {
-    throw spec_error(fmt::format("bad spec '{}': {} at column {}", quoted_excerpt(s_), what, pos_ + 1));
+    throw spec_error(fmt::format("bad spec '{}': {} at column {}", excerpt(s_), what, pos_ + 1));
   }
   bool at_end() const { return pos_ >= s_.size(); }
   char peek() const { return at_end() ? '\0' : s_[pos_]; }
@@ -108,7 +106,7 @@ class text_parser {
 
   raw_value parse_value() {
     // Nested specs and lists recurse: a bound keeps a hostile spec from exhausting the stack.
-    if (++depth_ > max_nesting) fail(fmt::format("nesting deeper than {}", max_nesting));
+    if (++depth_ > max_nesting()) fail(fmt::format("nesting deeper than the limit depth={} (raise it with --limit depth=N)", max_nesting()));
     struct leave {
       int& d;
       ~leave() { --d; }
@@ -181,7 +179,7 @@ class text_parser {
 raw_value raw_from_json(const nlohmann::json& j, const std::string& where, int depth);
 
 raw_spec raw_spec_from_json(const nlohmann::json& j, const std::string& where, int depth = 0) {
-  if (depth > max_nesting) throw spec_error(fmt::format("{}: JSON spec nests deeper than {}", where, max_nesting));
+  if (depth > max_nesting()) throw spec_error(fmt::format("{}: JSON spec nests deeper than the limit depth={} (raise it with --limit depth=N)", where, max_nesting()));
   if (!j.is_object()) throw spec_error(fmt::format("{}: a JSON spec must be an object", where));
   const auto it = j.find("scheme");
   if (it == j.end() || !it->is_string()) {
@@ -196,7 +194,7 @@ raw_spec raw_spec_from_json(const nlohmann::json& j, const std::string& where, i
 }
 
 raw_value raw_from_json(const nlohmann::json& j, const std::string& where, int depth) {
-  if (depth > max_nesting) throw spec_error(fmt::format("{}: JSON spec nests deeper than {}", where, max_nesting));
+  if (depth > max_nesting()) throw spec_error(fmt::format("{}: JSON spec nests deeper than the limit depth={} (raise it with --limit depth=N)", where, max_nesting()));
   if (j.is_number()) return {raw_value::number, j.dump(), {}, nullptr};
   if (j.is_string()) return {raw_value::word, j.get<std::string>(), {}, nullptr, j.dump()};
   if (j.is_boolean()) return {raw_value::word, j.get<bool>() ? "true" : "false", {}, nullptr};
@@ -436,14 +434,17 @@ spec parse_spec(std::string_view text) { return resolve(text_parser(text).parse(
 
 spec parse_spec_json(const nlohmann::json& j) { return resolve(raw_spec_from_json(j, "spec"), "encoding", ""); }
 
-spec parse_spec_any(std::string_view text) {
+namespace {
+spec parse_spec_any_within_limits(std::string_view text) {
+  check_limit(limit::spec_length, text.size(), "spec: length");
   const auto first = text.find_first_not_of(" \t\n");
   if (first != std::string_view::npos && text[first] == '{') {
     // JSON objects keep the last of repeated keys; the text form rejects them, so does this.
     std::vector<std::vector<std::string>> open_objects;
     std::string repeated;
-    const nlohmann::json::parser_callback_t watch = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    const nlohmann::json::parser_callback_t watch = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
       using event_t = nlohmann::json::parse_event_t;
+      check_json_depth(depth, event, "spec");
       if (event == event_t::object_start) open_objects.emplace_back();
       if (event == event_t::object_end && !open_objects.empty()) open_objects.pop_back();
       if (event == event_t::key && !open_objects.empty()) {
@@ -455,11 +456,22 @@ spec parse_spec_any(std::string_view text) {
       return true;
     };
     nlohmann::json j = nlohmann::json::parse(text, watch, /*allow_exceptions=*/false);
-    if (j.is_discarded()) throw spec_error(fmt::format("bad spec: '{}' is not valid JSON", quoted_excerpt(text)));
+    if (j.is_discarded()) throw spec_error(fmt::format("bad spec: '{}' is not valid JSON", excerpt(text)));
     if (!repeated.empty()) throw spec_error(fmt::format("bad spec: JSON key '{}' is given twice", repeated));
     return parse_spec_json(j);
   }
   return parse_spec(text);
+}
+
+}  // namespace
+
+// A spec over a limit (length, JSON depth) is a bad spec: callers that catch spec_error see it.
+spec parse_spec_any(std::string_view text) {
+  try {
+    return parse_spec_any_within_limits(text);
+  } catch (const limit_error& e) {
+    throw spec_error(e.what());
+  }
 }
 
 }  // namespace pe

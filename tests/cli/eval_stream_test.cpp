@@ -138,15 +138,15 @@ using pecheck_test::bad_call;
 const bad_call bad_calls[] = {
     // Streamed formats go to 2^31 values, refused before any work (this one would be 4e9 values).
     {"eval encode 'none(dim=4096)' --pos 0:1000000 --format csv",
-     "pecheck: eval: pe would have 4096000000 values; eval prints at most 2147483648\n"},
+     "pecheck: eval: output pe's values: 4096000000, over the limit streamed_values=2147483648 (raise it with --limit streamed_values=N)\n"},
     {"eval rotate 'rope(dim=2)' --pos 0:1000000 --heads 2048 --x 1,0 --format npy",
-     "pecheck: eval: y would have 4096000000 values; eval prints at most 2147483648\n"},
+     "pecheck: eval: output y's values: 4096000000, over the limit streamed_values=2147483648 (raise it with --limit streamed_values=N)\n"},
     // The table holds everything: still 2^22.
     {"eval encode 'none(dim=8)' --pos 0:600000",
-     "pecheck: eval: pe would have 4800000 values; eval prints at most 4194304\n"},
+     "pecheck: eval: output pe's values: 4800000, over the limit values=4194304 (raise it with --limit values=N)\n"},
     // Ops that do not split by token keep 2^22 in every format.
     {"eval bias 'alibi(heads=4)' --qpos 0:2000 --kpos 0:2000 --format csv",
-     "pecheck: eval: bias would have 16000000 values; eval prints at most 4194304\n"},
+     "pecheck: eval: output bias's values: 16000000, over the limit values=4194304 (raise it with --limit values=N)\n"},
     {"eval encode 'sinusoidal(dim=4)' --pos 0:3 --format npy --precision 80",
      "pecheck: eval --format npy: --precision 80 has no NumPy type; npy holds binary64 (--precision 53), json and csv any precision\n"},
     {"eval inv_freq 'rope(dim=8)' --format npy",

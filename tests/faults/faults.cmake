@@ -37,6 +37,7 @@ set(plugin_faults
   "write_input|9|1|20|wrote outside an output: wrote into input x|1000"
   "message_overrun|15|1|20|wrote outside an output: wrote past the 1024 bytes of the message buffer|1000"
   "touch_1_5_gib|10|1|40|crashed: out of memory: the call grew past 1024 MiB|5000|--golden-scope none"
+  "touch_1_5_gib_at_256_mib|10|1|40|crashed: out of memory: the call grew past 256 MiB|5000|--golden-scope none --memory-limit-mib 256"
   "run_exit0|11|1|20|crashed: exited with status 0 inside pe_impl_run|1000"
   "run__exit0|12|1|20|crashed: exited with status 0 inside pe_impl_run|1000"
   "bad_status_value|13|1|20|bad output: pe_impl_run returned 7, not PE_OK, PE_UNSUPPORTED or PE_ERROR|1000"

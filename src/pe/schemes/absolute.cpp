@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "pe/mp.hpp"
+#include "pe/limits.hpp"
 #include "pe/registry.hpp"
 #include "pe/scheme.hpp"
 
@@ -70,6 +71,9 @@ double learned_entry(std::uint64_t seed, std::int64_t index, double init_std) {
 }
 
 std::vector<double> learned_entries(std::uint64_t seed, std::int64_t first, std::int64_t count, double init_std) {
+  // Tables are drawn at offsets that follow each other (shaw's value table after its key table):
+  // first + count is how many entries the spec's tables hold so far, each a 128-bit log and cosine.
+  check_limit(limit::table_work, static_cast<std::uint64_t>(first) + static_cast<std::uint64_t>(count), "seeded table entries");
   std::vector<double> out;
   out.reserve(static_cast<size_t>(count));
   for (std::int64_t e = 0; e < count; ++e) out.push_back(learned_entry(seed, first + e, init_std));

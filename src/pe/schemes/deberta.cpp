@@ -74,11 +74,12 @@ namespace {
 // deberta_row(qpos_i - kpos_j). HF uses the same row for both; the paper writes p2c with
 // delta(j, i) -- pecheck follows the code, which pretrained weights were trained with.
 std::array<tensor<mp_real>, 2> position_terms(const spec& s, const attend_inputs& in, const detail::projected& p) {
-  const deberta_tables t = make_deberta_tables(s);
   const std::int64_t n_q = p.q.rows(), n_k = p.k.rows(), heads = p.heads, d = p.dim;
-  if (t.heads != heads || t.dim != d) {
-    throw input_error(fmt::format("attend: deberta has heads={}, dim={} but q has {} heads of {}", t.heads, t.dim, heads, d));
+  // The inputs' shapes before the tables: building them for a mismatched call is wasted work.
+  if (s.integer("heads") != heads || s.integer("dim") != d) {
+    throw input_error(fmt::format("attend: deberta has heads={}, dim={} but q has {} heads of {}", s.integer("heads"), s.integer("dim"), heads, d));
   }
+  const deberta_tables t = make_deberta_tables(s);
   detail::require_position_per_token(s, in, p);
   const std::int64_t width = heads * d;
   std::array<tensor<mp_real>, 2> out{tensor<mp_real>({heads, n_q, n_k}), tensor<mp_real>({heads, n_q, n_k})};

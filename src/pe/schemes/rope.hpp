@@ -32,6 +32,13 @@ U two_pi_in() {
 // dynamic NTK and LongRoPE.
 inline bool scaling_reads_length(const spec& scaling) { return scaling.scheme() == "dynamic" || scaling.scheme() == "longrope"; }
 
+// A sequence length as a number: INT64_MAX is 2^63, the length of a call that reaches position
+// INT64_MAX (seq_len_after). Exact in every scalar: 2^62 * 2 is a power of two.
+template <class U>
+U length_value(std::int64_t n) {
+  return n == std::numeric_limits<std::int64_t>::max() ? U(std::int64_t{1} << 62) * U(2) : U(n);
+}
+
 // The frequency law of rope(...) with its scaling, written once for any scalar U. Definitions
 // follow Hugging Face transformers' rope utilities (modeling_rope_utils.py, v5 era; each
 // scaling below says where older versions differ) and, for magnitude=ggml, ggml's rope_yarn.
@@ -94,7 +101,7 @@ struct rope_frequencies {
       const std::int64_t original = sc.integer("original_max");
       if (!seq_len || *seq_len <= original) return plain;
       const U f(sc.real("factor"));
-      return geometric(U(base) * pow(f * U(*seq_len) / U(original) - (f - U(1)), r / (r - U(2))));
+      return geometric(U(base) * pow(f * length_value<U>(*seq_len) / U(original) - (f - U(1)), r / (r - U(2))));
     }
     if (kind == "llama3") {  // Meta/HF smoothing between the two wavelength bands
       const U f(sc.real("factor")), lo(sc.real("low_freq_factor")), hi(sc.real("high_freq_factor"));
@@ -229,8 +236,10 @@ inline rotation_plan<rope_frequencies> rope_plan(const spec& s, std::optional<st
   return plan;
 }
 
-// The sequence length a call implies: max(pos) + 1 (dynamic and longrope read it), saturated
-// at INT64_MAX (a position of INT64_MAX still counts as past any original_max).
+// The sequence length a call implies: max(pos) + 1 (dynamic and longrope read it). At
+// pos = INT64_MAX the length 2^63 does not fit in int64: INT64_MAX stands for it, and
+// length_value reads it back as 2^63 (an explicit seq_len is at most 2^40, so only a call's
+// length takes that value).
 inline std::int64_t seq_len_after(std::int64_t max_pos) {
   return max_pos == std::numeric_limits<std::int64_t>::max() ? max_pos : max_pos + 1;
 }

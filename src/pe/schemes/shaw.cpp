@@ -37,11 +37,12 @@ scheme_behaviour shaw_behaviour() {
   b.value_dim_is_head_dim = true;
   // Relative key and value embeddings, row shaw_row(kpos, qpos) of each table.
   b.score_terms = [](const spec& s, const attend_inputs& in, const detail::projected& p) {
-    shaw_tables rel = make_shaw_tables(s);
-    if (rel.dim != p.dim || rel.dim != p.value_dim) {
-      throw input_error(fmt::format("attend: shaw has dim={} but q, k, v have head dims {}, {}", rel.dim, p.dim, p.value_dim));
+    // The inputs' shapes before the tables: building them for a mismatched call is wasted work.
+    if (s.integer("dim") != p.dim || s.integer("dim") != p.value_dim) {
+      throw input_error(fmt::format("attend: shaw has dim={} but q, k, v have head dims {}, {}", s.integer("dim"), p.dim, p.value_dim));
     }
     detail::require_position_per_token(s, in, p);
+    shaw_tables rel = make_shaw_tables(s);
     score_adjustment out;
     out.rel_key = std::move(rel.key);
     out.rel_value = std::move(rel.value);

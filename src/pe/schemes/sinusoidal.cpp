@@ -54,7 +54,7 @@ scheme_info sinusoidal_info() {
     if (d < 2) return std::string("must be >= 2");
     if (d > max_dim) return fmt::format("must be <= {}", max_dim);
     if (d % 2) return std::string("is odd; sin/cos pairs need an even dim");
-    return std::string();
+    return dim_over_limit(d);
   };
   return {"sinusoidal", "encoding",
        "sin/cos of p * base^(-2i/dim) (Vaswani et al. 2017); fairseq layout uses base^(-i/(dim/2-1))",

@@ -27,12 +27,13 @@ namespace {
 
 // (a), (b), (c), (d) unscaled, [H, T, S] each.
 std::array<tensor<mp_real>, 4> terms_of(const spec& s, const attend_inputs& in, const detail::projected& p) {
-  const txl_weights w = make_txl_weights(s);
   const std::int64_t n_q = p.q.rows(), n_k = p.k.rows(), heads = p.heads, d = p.dim;
-  if (w.heads != heads || w.dim != d) {
-    throw input_error(fmt::format("attend: txl has heads={}, dim={} but q has {} heads of {}", w.heads, w.dim, heads, d));
+  // The inputs' shapes before the weights: building them for a mismatched call is wasted work.
+  if (s.integer("heads") != heads || s.integer("dim") != d) {
+    throw input_error(fmt::format("attend: txl has heads={}, dim={} but q has {} heads of {}", s.integer("heads"), s.integer("dim"), heads, d));
   }
   detail::require_position_per_token(s, in, p);
+  const txl_weights w = make_txl_weights(s);
   const spec sinusoid = parse_spec(fmt::format("sinusoidal(dim={}, layout=concat)", w.r_dim));
   const std::int64_t width = heads * d;
   std::array<tensor<mp_real>, 4> t{tensor<mp_real>({heads, n_q, n_k}), tensor<mp_real>({heads, n_q, n_k}),

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Pathological inputs are refused before the work they ask for: exit 2, one line naming the
+limit and the flag that raises it, in little memory and time. Usage: limits_refuse.py PECHECK TMPDIR
+
+Each case once took seconds to minutes and gigabytes before an error (or none). The bounds
+checked here are loose guards, not benchmarks: a refusal measured 0.00-0.01 s and 9-16 MB here;
+100 MB of peak RSS and 5 s of wall time (the issue's goal is 1 s; 5 leaves room for a loaded CI
+machine) only fail when the work was done before the check."""
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+pecheck, tmp = sys.argv[1], sys.argv[2]
+os.makedirs(tmp, exist_ok=True)
+
+
+def write(name, text):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+big_q = write("big_q.json", '{"q":{"shape":[16384,16384],"data":[]}}')
+deep_input = write("deep_input.json", '{"q":' + "[" * 100000 + "]" * 100000 + "}")
+row = {"shape": [1, 1, 65536], "data": [0.0] * 65536}
+shaw_q = write("shaw_q.json", json.dumps({"q": row, "k": row, "v": row, "qpos": [0], "kpos": [0], "causal": False}))
+deep_spec = '{"scheme":"rope","dim":8,"freqs":' + "[" * 30000 + "]" * 30000 + "}"
+x8 = "1,2,3,4,5,6,7,8"
+
+# (arguments, the limit the line must name)
+cases = [
+    (["eval", "rotate", "rope(dim=8)", "--pos", "0:9999999", "--heads", "2", "--x", x8], "values"),
+    (["eval", "rotate", "rope(dim=8)", "--pos", "0:99999999999", "--x", x8, "--format", "npy"], "streamed_values"),
+    (["eval", "rotate", "rope(dim=16384)", "--pos", "0:3", "--heads", "4096", "--x", "1"], "values"),
+    (["eval", "matrix", "rope(dim=16384)", "--pos", "0"], "values"),
+    (["eval", "encode", "sinusoidal(dim=8)", "--pos", "0:20000000", "--format", "npy"], "list"),
+    (["--limit", "list=3", "eval", "rotate", "rope(dim=4)", "--pos", "0", "--x", "1,2,3,4"], "list"),
+    (["eval", "attend", "none()", "--input", big_q], "input_values"),
+    (["eval", "attend", "shaw(k=4096, dim=1048576)", "--input", big_q], "dim"),
+    (["eval", "attend", "shaw(k=4096, dim=65536)", "--input", shaw_q], "table_work"),
+    (["eval", "attend", "none()", "--input", deep_input], "depth"),
+    (["eval", "inv_freq", deep_spec], "depth"),
+    (["eval", "inv_freq", "rope(dim=945810, scaling=ntk(factor=2))"], "dim"),
+    (["--limit", "dim=1000000", "eval", "inv_freq", "rope(dim=945810, scaling=ntk(factor=2))"], "frequencies"),
+    (["--limit", "spec_length=10", "eval", "inv_freq", "rope(dim=8)"], "spec_length"),
+]
+
+failures = []
+for args, limit in cases:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.monotonic()
+    run = subprocess.run([pecheck] + args, capture_output=True, text=True, timeout=120)
+    seconds = time.monotonic() - start
+    # ru_maxrss of the children so far is their maximum: it grows only when this child peaked higher.
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    line = run.stderr
+    shown = " ".join(a if len(a) < 60 else a[:40] + "..." for a in args)
+    problems = []
+    if run.returncode != 2:
+        problems.append(f"exit {run.returncode}, not 2")
+    if line.count("\n") != 1 or not line.endswith("\n"):
+        problems.append(f"stderr is not one line: {line[:300]!r}")
+    if f"--limit {limit}=N" not in line or f"limit {limit}=" not in line:
+        problems.append(f"the line does not name the limit {limit} and --limit {limit}=N: {line[:300]!r}")
+    if peak_kb > before and peak_kb > 100 * 1024:
+        problems.append(f"peak RSS {peak_kb / 1024:.0f} MB > 100 MB")
+    if seconds > 5:
+        problems.append(f"{seconds:.1f} s > 5 s")
+    print(f"{'ok  ' if not problems else 'FAIL'} {seconds:5.2f} s  {shown}: {line.strip()[:160]}")
+    if problems:
+        failures.append(f"{shown}: {'; '.join(problems)}")
+
+# A legitimate large job streams in bounded memory: 300000 x 128 values (307 MB of .npy, to a pipe)
+# peaked at 30 MB here; holding the result would take at least its 307 MB.
+before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+stream = subprocess.Popen([pecheck, "eval", "encode", "sinusoidal(dim=128)", "--pos", "0:300000", "--format", "npy"], stdout=subprocess.PIPE)
+written = 0
+while chunk := stream.stdout.read(1 << 20):
+    written += len(chunk)
+stream.wait()
+peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(f"streamed {written} bytes of .npy, exit {stream.returncode}, peak RSS {peak_kb / 1024:.0f} MB")
+if stream.returncode != 0 or written < 300000 * 128 * 8 or (peak_kb > before and peak_kb > 100 * 1024):
+    failures.append(f"the streamed encode: exit {stream.returncode}, {written} bytes, peak {peak_kb / 1024:.0f} MB (wanted 0, >= 307200000, <= 100 MB)")
+
+if failures:
+    print("\n".join(failures), file=sys.stderr)
+    sys.exit(1)
+print(f"all {len(cases)} refused before their work")
