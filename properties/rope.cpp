@@ -562,7 +562,7 @@ struct frequency_law {
       (void)o, (void)neox;
       // The step base^(-2/r) evaluated 64 bits wider than T and rounded once: formed in T, the
       // rounding of -2/r alone would be amplified by ln(base) (up to 14u for r = 2, base 10^6).
-      const T step = [&] {
+      const T step = [&, width = width] {  // a copy: clang 14 cannot capture a structured binding
         mp_working_bits wide(static_cast<unsigned>(-std::log2(unit_roundoff<T>())) + 64);
         const mp_real exact = pow(mp_real(s.real("base")), mp_real(-2) / mp_real(width));
         if constexpr (std::is_same_v<T, mp_real>) return round_to_bits(exact, mp_output_bits());

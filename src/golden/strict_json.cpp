@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "pe/bounded_json.hpp"
 #include "pe/error.hpp"
 
 namespace pe::golden {
@@ -24,7 +25,8 @@ json parse_strict_json(const std::string& text, const std::string& where) {
   };
   std::vector<open_object> open;
   std::string last_key;
-  const json::parser_callback_t refuse_repeated_keys = [&](int, json::parse_event_t event, json& parsed) {
+  const json::parser_callback_t refuse_repeated_keys = [&](int depth, json::parse_event_t event, json& parsed) {
+    check_json_depth(depth, event, where);
     if (event == json::parse_event_t::object_start) open.push_back({{}, last_key});
     if (event == json::parse_event_t::object_end) open.pop_back();
     if (event == json::parse_event_t::key) {
@@ -40,6 +42,9 @@ json parse_strict_json(const std::string& text, const std::string& where) {
     return json::parse(text, refuse_repeated_keys);
   } catch (const json::parse_error& e) {
     throw fail(fmt::format("is not valid JSON (byte {})", e.byte));
+  } catch (const json::exception& e) {
+    // Not a parse_error: a number too large for binary64 ("1e999" throws out_of_range 406).
+    throw fail(fmt::format("is not valid JSON: {}", e.what()));
   }
 }
 

@@ -244,8 +244,9 @@ template <bool Scaled>
     scale = std::fabs(f.value.hi);
   }
   const double shared = scale * rotation_error_per_input * n;
-  const bool certain = in_range & certainly_rounds(ya, shared + 0x1p-100 * std::fabs(ya.hi)) &
-                       certainly_rounds(yb, shared + 0x1p-100 * std::fabs(yb.hi));
+  // Bitwise, not &&: no branch in the vectorised loop.
+  const bool certain = static_cast<int>(in_range) & static_cast<int>(certainly_rounds(ya, shared + 0x1p-100 * std::fabs(ya.hi))) &
+                       static_cast<int>(certainly_rounds(yb, shared + 0x1p-100 * std::fabs(yb.hi)));
   return {ya.hi, yb.hi, certain};
 }
 
@@ -299,7 +300,7 @@ std::int64_t rotate_token(const token_rotation& job) { return job.factor.one ? r
   for (std::int64_t k = 0; k < n; ++k) {
     const dd s{s_hi[k], s_lo[k]}, c{c_hi[k], c_lo[k]};
     sin_out[k] = s.hi, cos_out[k] = c.hi;
-    certain[k] = certainly_rounds(s, sin_cos_error(s)) & certainly_rounds(c, sin_cos_error(c)) ? 1.0 : 0.0;
+    certain[k] = (static_cast<int>(certainly_rounds(s, sin_cos_error(s))) & static_cast<int>(certainly_rounds(c, sin_cos_error(c)))) ? 1.0 : 0.0;
   }
 }
 

@@ -15,6 +15,8 @@ template <class... F>
 struct overloaded : F... {
   using F::operator()...;
 };
+template <class... F>
+overloaded(F...) -> overloaded<F...>;  // clang 14 does not deduce aggregates' arguments (C++20's P1816)
 
 // The locator takes op_inputs& because readers store through it; the writers here only read.
 input_field field_of(const tensor_schema& t, const op_inputs& in) { return t.field(const_cast<op_inputs&>(in)); }

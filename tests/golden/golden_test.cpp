@@ -267,6 +267,17 @@ TEST(golden_reader, refuses_a_byte_order_mark_a_nul_and_a_repeated_key) {
   EXPECT_EQ(golden_error(replaced(file, "\"comment\"", "\"comment\": \"x\", \"c2\": {\"id\": 1}, \"c3\"")), "F: unknown key 'c2'");
 }
 
+// Found by the golden fuzz target: a number past binary64's range ('3e0801') made nlohmann throw
+// out_of_range, not parse_error, and the reader let it escape as an internal error. Deep nesting
+// is refused as it is read (the depth limit), before the document is built.
+TEST(golden_reader, refuses_numbers_past_binary64_and_deep_nesting) {
+  const std::string file = read(repo_golden / small_file);
+  EXPECT_EQ(golden_error(replaced(file, "\"precision_bits\": 256", "\"precision_bits\": 3e0801")).rfind("F: is not valid JSON: ", 0), 0u);
+  EXPECT_EQ(manifest_error("{\"x\": 1e999}").rfind("M: is not valid JSON: ", 0), 0u);
+  EXPECT_EQ(golden_error(std::string(100000, '[') + std::string(100000, ']')),
+            "F: JSON nesting depth: 33, over the limit depth=32 (raise it with --limit depth=N)");
+}
+
 TEST(golden_reader, refuses_keys_regen_never_writes) {
   const std::string file = read(repo_golden / small_file), manifest_text = read(repo_golden / "MANIFEST.json");
   EXPECT_EQ(golden_error(replaced(file, "\"op\":", "\"extra\": 1, \"op\":")), "F: unknown key 'extra'");

@@ -50,6 +50,8 @@ template <class... F>
 struct overloaded : F... {
   using F::operator()...;
 };
+template <class... F>
+overloaded(F...) -> overloaded<F...>;  // clang 14 does not deduce aggregates' arguments (C++20's P1816)
 
 // Inputs for op on s built from the table alone: every call input of its rule's shape, small
 // distinct values, positions r + c (so a causal query always has a key at or before it).
