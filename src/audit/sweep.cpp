@@ -138,7 +138,11 @@ class sweeper {
       // on a helper thread. The call stays on this thread: a worker the call starts anew (after a
       // fault) is forked from it, and a worker dies with the thread that forked it (its
       // parent-death signal), so that thread must outlive the sweep.
-      auto pending = std::async(std::launch::async, [&] { return run_op<double>(w_.op, s_, in); });
+      auto pending = std::async(std::launch::async, [&] {
+        auto outputs = run_op<double>(w_.op, s_, in);
+        release_thread_caches();
+        return outputs;
+      });
       got = impl.run(w_.op, text, inputs, templates);
       exact = pending.get();
     }

@@ -68,4 +68,6 @@ mp_real two_pi() {
   return r;
 }
 
+void release_thread_caches() { mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE); }
+
 }  // namespace pe

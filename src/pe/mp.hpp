@@ -52,6 +52,11 @@ unsigned bits_of(const mp_real& x);
 // significant digits, so every printed digit is meaningful.
 std::string to_decimal(const mp_real& x);
 
+// Frees the calling thread's MPFR caches (pi, log 2, ... are cached per thread). Every thread
+// pecheck starts calls it before it ends: otherwise each one leaks them (LeakSanitizer found 152
+// bytes in 3 blocks per finished thread).
+void release_thread_caches();
+
 // 2*pi at the current working precision (MPFR's constant, correctly rounded).
 mp_real two_pi();
 

@@ -1,6 +1,8 @@
 // The worker count and parallel_ranges (parallel.hpp), on std::jthread.
 #include "pe/parallel.hpp"
 
+#include "pe/mp.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -43,6 +45,7 @@ void parallel_ranges(std::int64_t n, std::int64_t min_per_range, const std::func
           const std::lock_guard lock(guard);
           if (!first) first = std::current_exception();
         }
+        release_thread_caches();
       });
     }
   }  // the jthreads join here

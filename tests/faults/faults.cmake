@@ -73,6 +73,7 @@ endforeach()
 pecheck_test(gate/call_memory_limit_test.cpp unit)
 target_link_libraries(call_memory_limit_test PRIVATE pe_gate)
 target_compile_definitions(call_memory_limit_test PRIVATE FAULT_TOUCH_PLUGIN="$<TARGET_FILE:fault_10>")
+add_dependencies(call_memory_limit_test fault_10)  # the test loads it: built with the test, not only with "all"
 # The JSON report carries the notes too; --isolation is --impl's alone (exit 2 with another implementation).
 add_test(NAME gate.fault_notes_in_the_json_report
          COMMAND sh -c "$<TARGET_FILE:pecheck> gate --impl $<TARGET_FILE:fault_19> --spec 'rope(dim=64)' --golden-scope none --cases 3 --json ${CMAKE_CURRENT_BINARY_DIR}/fault_notes.json > /dev/null && /usr/bin/python3 -c \"import json, sys; notes = json.load(open(sys.argv[1]))['notes']; assert len(notes) == 1 and 'worker process was replaced' in notes[0], notes\" ${CMAKE_CURRENT_BINARY_DIR}/fault_notes.json")
