@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -115,7 +116,14 @@ void add_position_variants(const spec& s, const std::string& op, std::vector<var
   add("0..T-1", "with positions replaced by 0..T-1", [](std::int64_t, std::int64_t, std::int64_t t) { return t; });
   for (const auto* f : {&bfloat16, &binary16})
     add(fmt::format("positions in {}", f->name), fmt::format("with positions rounded to {}", f->name), [f](std::int64_t p, std::int64_t, std::int64_t) {
-      return static_cast<std::int64_t>(round_to_format(static_cast<double>(p), *f));
+      // Past the format's range the position is infinite, which no int64 holds (converting inf is
+      // undefined behaviour: UBSan's float-cast-overflow found it at 65536 in f16); the largest
+      // finite value stands in for it, still a candidate that differs from the true position.
+      const double r = round_to_format(static_cast<double>(p), *f);
+      const double largest = std::ldexp(2.0 - std::ldexp(1.0, 1 - f->precision), f->emax);
+      const double v = std::isfinite(r) ? r : std::copysign(largest, r);
+      // bf16 rounds positions near 2^63 up to 2^63, one past int64's range.
+      return v >= 0x1p63 ? std::numeric_limits<std::int64_t>::max() : static_cast<std::int64_t>(v);
     });
   for (int k = 10; k <= 16; ++k) {
     const std::int64_t cap = (std::int64_t{1} << k) - 1;
