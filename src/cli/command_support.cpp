@@ -49,10 +49,11 @@ void add_implementation_flags(CLI::App& cmd, pe::gate::implementation_flags& f) 
       ->check(CLI::IsMember({"worker", "call"}))
       ->needs(lib);
   cmd.add_option("--timeout-ms", f.timeout_ms, "time limit of one call")->check(CLI::Range(1, 3600000));
-  cmd.add_option("--memory-limit-mib", f.memory_limit_mib,
-                 "resident memory one plugin call may add to its worker before it is stopped as a fault (default 1024)")
-      ->check(CLI::Range(16, 1048576))
-      ->needs(lib);
+  auto* memory = cmd.add_option("--memory-limit-mib", f.memory_limit_mib,
+                                "resident memory one call may add to a plugin's worker, or to a wire process and its children (beyond "
+                                "twice the call's inputs and outputs), before it is stopped as a fault (default 1024)")
+                     ->check(CLI::Range(16, 1048576));
+  memory->excludes(own);  // the reference runs in the gate's own process: nothing to stop
   cmd.add_option("--start-timeout-ms", f.start_timeout_ms,
                  "time limit for the implementation to start: loading the plugin in its worker, a wire process's hello (default 10000)")
       ->check(CLI::Range(1, 3600000));

@@ -49,6 +49,9 @@ plugin_isolation parse_isolation(const std::string& name);  // "worker", "call";
 // Resident memory one plugin call may add to its worker's by default (1 GiB): implementation_flags's
 // memory_limit_mib sets another.
 constexpr std::size_t default_call_memory_bytes = std::size_t{1} << 30;
+// The failure of a call that grew past `budget` bytes; `io_bytes` (the wire's allowance for the
+// call's own inputs and outputs, held twice) is named when not 0.
+std::string out_of_memory_message(std::size_t budget, std::size_t io_bytes = 0);
 
 // A C ABI plugin (pecheck/impl.h). No code of it runs in the gate's process: a worker process loads
 // it and reads its version and name, and throws input_error (exit 2: unusable implementation)
@@ -66,7 +69,11 @@ std::unique_ptr<implementation> load_plugin(const std::string& path, int timeout
 // hello within `start_timeout_ms`. A call that hangs (past `timeout_ms`) or dies fails its case,
 // the group is killed, and the process is started again for the next, answering hello first under
 // the start deadline.
-std::unique_ptr<implementation> start_wire(const std::string& command, int timeout_ms, int start_timeout_ms);
+// Each call may grow the process's resident memory, its descendants' included, by
+// `memory_limit_bytes` plus twice the call's input and output bytes (the process holds both, and
+// an adapter copies them once: NumPy's tobytes); past that it is ended and the call fails as out of memory.
+std::unique_ptr<implementation> start_wire(const std::string& command, int timeout_ms, int start_timeout_ms,
+                                           std::size_t memory_limit_bytes = default_call_memory_bytes);
 
 // `inner`, declared hung after hung_after_deadlines consecutive timed-out calls: later calls come
 // back timed_out at once, saying so, instead of costing a deadline each. Any other answer resets the count.
@@ -83,8 +90,7 @@ struct implementation_flags {
   bool reference = false;      // --impl-reference
   std::string isolation = "worker";
   int timeout_ms = 10000, start_timeout_ms = 10000;
-  // A plugin call's memory budget in MiB (load_plugin). No flag sets it yet: --memory-limit-mib is
-  // for src/cli's add_implementation_flags to add.
+  // A call's memory budget in MiB (--memory-limit-mib): load_plugin's and start_wire's.
   std::size_t memory_limit_mib = default_call_memory_bytes >> 20;
   // The flags as a command line would repeat them (reproduce lines): "--impl 'lib.so'", ...
   std::string text() const;

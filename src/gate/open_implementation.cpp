@@ -13,13 +13,18 @@ std::string implementation_flags::text() const {
   return "--impl " + props::shell_quote(impl) + (parse_isolation(isolation) == plugin_isolation::call ? " --isolation call" : "");
 }
 
+std::string out_of_memory_message(std::size_t budget, std::size_t io_bytes) {
+  const std::string io = io_bytes ? fmt::format(" (beyond twice its {} bytes of inputs and outputs)", io_bytes) : "";
+  return fmt::format("out of memory: the call grew past {} MiB of resident memory, the gate's limit per call{}", budget >> 20, io);
+}
+
 std::unique_ptr<implementation> open_implementation(const implementation_flags& f, const std::string& command) {
   if (!f.impl.empty() + !f.impl_cmd.empty() + f.reference != 1) {
     throw input_error(fmt::format("{}: give one of --impl LIB, --impl-cmd COMMAND, --impl-reference", command));
   }
   const plugin_isolation isolation = parse_isolation(f.isolation);
   if (f.reference) return reference_implementation();
-  if (!f.impl_cmd.empty()) return start_wire(f.impl_cmd, f.timeout_ms, f.start_timeout_ms);
+  if (!f.impl_cmd.empty()) return start_wire(f.impl_cmd, f.timeout_ms, f.start_timeout_ms, f.memory_limit_mib << 20);
   return load_plugin(f.impl, f.timeout_ms, f.start_timeout_ms, isolation, f.memory_limit_mib << 20);
 }
 

@@ -59,9 +59,6 @@ constexpr int memory_watch_ms = 5;
 bool grew_past(std::uint64_t pages, std::uint64_t baseline, std::size_t limit) {
   return baseline > 0 && pages > baseline && (pages - baseline) * page_size() > limit;
 }
-std::string out_of_memory_message(std::size_t budget) {
-  return fmt::format("out of memory: the call grew past {} MiB of resident memory, the gate's limit per call", budget >> 20);
-}
 
 // A /proc file of a worker, kept open for its life and read again from its start (pread).
 class proc_file {

@@ -18,6 +18,7 @@
 
 #include "gate/implementation.hpp"
 #include "gate/process.hpp"
+#include "gate/tree_memory.hpp"
 #include "gate/wire_answer.hpp"
 #include "pe/error.hpp"
 
@@ -33,10 +34,14 @@ using namespace wire;
 // line gone wrong) at once, not at the deadline, and bounds what the gate buffers.
 constexpr std::size_t line_limit = std::size_t{4} << 20;
 
+// How often a call's memory is sampled: often enough that a runaway allocation (GB/s) is stopped
+// within a few hundred MB of the limit, rarely enough to cost nothing measurable (tree_memory_watch).
+constexpr int memory_watch_ms = 10;
+
 class wire_process final : public implementation {
  public:
-  wire_process(std::string command, int timeout_ms, int start_timeout_ms)
-      : command_(std::move(command)), timeout_ms_(timeout_ms), start_timeout_ms_(start_timeout_ms) {
+  wire_process(std::string command, int timeout_ms, int start_timeout_ms, std::size_t memory_limit_bytes)
+      : command_(std::move(command)), timeout_ms_(timeout_ms), start_timeout_ms_(start_timeout_ms), memory_limit_(memory_limit_bytes) {
     start();
     const auto hello = say_hello();
     if (const auto problem = hello_problem(hello)) throw input_error(fmt::format("--impl-cmd '{}': {}", command_, *problem));
@@ -72,7 +77,11 @@ class wire_process final : public implementation {
     request["payload_bytes"] = payload.size();
     std::size_t output_bytes = 0;
     for (const auto& t : outputs) output_bytes += t.bytes.size();
-    const auto answer = exchange(request, payload, timeout_ms_, output_bytes);
+    const std::size_t io_bytes = payload.size() + output_bytes;
+    tree_memory_watch memory(process_->pid(), memory_limit_ + 2 * io_bytes);
+    auto answer = exchange(request, payload, timeout_ms_, output_bytes, &memory);
+    // A spike between two samples shows in the peak: a call that answered may still have run out.
+    if (answer.out_of_memory || (answer.ok && memory.peak_past())) answer = out_of_memory(io_bytes);
     if (!answer.ok) {
       r.status = answer.status;
       r.message = answer.message;
@@ -96,7 +105,14 @@ class wire_process final : public implementation {
     std::string message;
     json head;
     std::string payload;
+    bool out_of_memory = false;  // ended by the memory watch (not ok)
   };
+
+  answer_frame out_of_memory(std::size_t io_bytes) const {
+    answer_frame a;
+    a.message = out_of_memory_message(memory_limit_, io_bytes);
+    return a;
+  }
 
   // What is wrong with an answer to hello (none, not ok, another version), or nothing.
   static std::optional<std::string> hello_problem(const answer_frame& hello) {
@@ -203,7 +219,10 @@ class wire_process final : public implementation {
   // Writes the request and reads the answer at the same time, all under one deadline, `limit_ms`
   // from now: a process may answer (or die) before it has read its whole request, and a full pipe
   // must not stall the gate. The answer may carry at most `payload_limit` payload bytes.
-  answer_frame exchange(const json& head, const std::string& payload, int limit_ms, std::size_t payload_limit) {
+  // With a `memory` watch, a process tree grown past its allowance ends the exchange: not ok,
+  // out_of_memory (the caller names the limit).
+  answer_frame exchange(const json& head, const std::string& payload, int limit_ms, std::size_t payload_limit,
+                        tree_memory_watch* memory = nullptr) {
     answer_frame a;
     const auto deadline = clock_type::now() + std::chrono::milliseconds(limit_ms);
     const std::string request = head.dump() + "\n" + payload;
@@ -231,8 +250,12 @@ class wire_process final : public implementation {
         a.message = fmt::format("no answer within {} ms", limit_ms);
         return a;
       }
+      if (memory && memory->past_now()) {
+        a.out_of_memory = true;
+        return a;
+      }
       pollfd fds[2] = {{out_, POLLIN, 0}, {written < request.size() ? in_ : -1, POLLOUT, 0}};
-      if (poll(fds, 2, static_cast<int>(left)) <= 0) continue;
+      if (poll(fds, 2, static_cast<int>(memory ? std::min<long long>(left, memory_watch_ms) : left)) <= 0) continue;
       if (fds[1].revents & (POLLOUT | POLLERR)) {
         const ssize_t n = write(in_, request.data() + written, request.size() - written);
         if (n > 0) written += static_cast<std::size_t>(n);
@@ -259,6 +282,7 @@ class wire_process final : public implementation {
 
   std::string command_, name_;
   int timeout_ms_, start_timeout_ms_;
+  std::size_t memory_limit_;
   std::optional<process::child> process_;
   int in_ = -1, out_ = -1;
   std::int64_t id_ = 0;
@@ -267,8 +291,8 @@ class wire_process final : public implementation {
 
 }  // namespace
 
-std::unique_ptr<implementation> start_wire(const std::string& command, int timeout_ms, int start_timeout_ms) {
-  return declared_hung_after_deadlines(std::make_unique<wire_process>(command, timeout_ms, start_timeout_ms), timeout_ms);
+std::unique_ptr<implementation> start_wire(const std::string& command, int timeout_ms, int start_timeout_ms, std::size_t memory_limit_bytes) {
+  return declared_hung_after_deadlines(std::make_unique<wire_process>(command, timeout_ms, start_timeout_ms, memory_limit_bytes), timeout_ms);
 }
 
 }  // namespace pe::gate

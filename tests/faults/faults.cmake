@@ -74,6 +74,9 @@ pecheck_test(gate/call_memory_limit_test.cpp unit)
 target_link_libraries(call_memory_limit_test PRIVATE pe_gate)
 target_compile_definitions(call_memory_limit_test PRIVATE FAULT_TOUCH_PLUGIN="$<TARGET_FILE:fault_10>")
 add_dependencies(call_memory_limit_test fault_10)  # the test loads it: built with the test, not only with "all"
+# The wire's memory watch over a process tree (tree_memory.hpp).
+pecheck_test(gate/tree_memory_test.cpp unit)
+target_link_libraries(tree_memory_test PRIVATE pe_gate)
 # The JSON report carries the notes too; --isolation is --impl's alone (exit 2 with another implementation).
 add_test(NAME gate.fault_notes_in_the_json_report
          COMMAND sh -c "$<TARGET_FILE:pecheck> gate --impl $<TARGET_FILE:fault_19> --spec 'rope(dim=64)' --golden-scope none --cases 3 --json ${CMAKE_CURRENT_BINARY_DIR}/fault_notes.json > /dev/null && /usr/bin/python3 -c \"import json, sys; notes = json.load(open(sys.argv[1]))['notes']; assert len(notes) == 1 and 'worker process was replaced' in notes[0], notes\" ${CMAKE_CURRENT_BINARY_DIR}/fault_notes.json")
@@ -118,6 +121,12 @@ set(wire_faults
   "sleeps_after_answer|rope(dim=32)|30|timed out: no answer within 1000 ms|1|1000|1|--spec rope(dim=64)"
   "answers_twice|rope(dim=32)|30|bad output: the process wrote [0-9]+ bytes (more )?after its answer.*unasked \\(a second answer\\?\\): \"\\{|1|1000|1|--spec rope(dim=64)"
   "answers_twice_late|rope(dim=32)|30|bad output: answer id 1 for request 2: the process is out of step|1|1000|1|--spec rope(dim=64)"
+  # The memory limit per call (--memory-limit-mib, default 1024), the process's children included; a
+  # process that held 1.5 GiB before its first call passes.
+  "touches_1_5_gib|rope(dim=32)|30|crashed: out of memory: the call grew past 1024 MiB of resident memory, the gate's limit per call \\(beyond twice its [0-9]+ bytes of inputs and outputs\\)|1|5000|1|--spec rope(dim=64)"
+  "touches_1_5_gib_at_256_mib|rope(dim=32)|30|crashed: out of memory: the call grew past 256 MiB|1|5000|1|--spec rope(dim=64) --memory-limit-mib 256"
+  "child_touches_1_5_gib|rope(dim=32)|30|crashed: out of memory: the call grew past 1024 MiB|1|5000|1|--spec rope(dim=64)"
+  "holds_1_5_gib_from_start|rope(dim=32)|30|^gate: PASS|0|5000||--spec rope(dim=64) --golden-scope spec"
   "garbage_before_hello|rope(dim=32)|20|--impl-cmd .*: bad answer to hello: the answer line is not JSON \\(stdout carries the protocol alone. logs go to stderr\\): \"loading weights... done\"$|2"
   # The wire's limits: refused at once (a deadline of a minute would fail the time limit), one line naming field and value.
   "binary_before_hello|rope(dim=32)|20|--impl-cmd .*: bad answer to hello: the answer's head line passed the wire's limit of 4194304 bytes \\(4 MiB\\): |2|60000||--start-timeout-ms 60000"

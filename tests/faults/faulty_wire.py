@@ -84,12 +84,15 @@ BAD_NUMBERS = {
     "nbytes_2_63": ("nbytes", "9223372036854775808"),
 }
 # Faults in the call, before it answers.
-IN_CALL = ("ignores_signals", "closes_std_fds", "chdir_away")
+IN_CALL = ("ignores_signals", "closes_std_fds", "chdir_away", "touches_1_5_gib", "touches_1_5_gib_at_256_mib", "child_touches_1_5_gib")
 # Faults in the answer frame, or after it.
 IN_ANSWER = ("sleeps_after_answer", "answers_twice", "answers_twice_late", "payload_bytes_2_63", "payload_larger_than_outputs",
              "line_without_newline", "line_over_limit") + tuple(BAD_NUMBERS)
 BEFORE_HELLO = ("garbage_before_hello", "binary_before_hello")
-SERVED_MODES = IN_CALL + IN_ANSWER + BEFORE_HELLO
+# No fault: 1.5 GiB held from before hello on, which no call adds (the memory limit is per call).
+CORRECT = ("holds_1_5_gib_from_start",)
+SERVED_MODES = IN_CALL + IN_ANSWER + BEFORE_HELLO + CORRECT
+GIB_1_5 = 1536 << 20
 
 
 def ignore_deadly_signals():
@@ -115,6 +118,14 @@ def fault_in_call():
         os.chdir(away)
         os.rmdir(away)
         os._exit(3)
+    if mode.startswith("touches_1_5_gib"):  # written (so resident), freed, then the call answers as if nothing happened
+        block = b"\x01" * GIB_1_5
+        del block
+    if mode == "child_touches_1_5_gib":  # a child holds it while the call waits for the child
+        if os.fork() == 0:
+            block = b"\x01" * GIB_1_5
+            sleep_forever()
+        sleep_forever()
 
 
 def with_number(head_line, field, text):
@@ -177,10 +188,11 @@ def serve_with_fault():
         stdout.write(b"loading weights... done\n")
     if mode == "binary_before_hello":  # 8 MiB without a newline
         stdout.write(bytes(range(256)).replace(b"\n", b"") * (8 << 12))
+    held = b"\x01" * GIB_1_5 if mode == "holds_1_5_gib_from_start" else b""
     faulty = FaultyStdout(stdout)
 
     def fn(op, spec, inputs):
-        if op == "rotate" and mode not in BEFORE_HELLO and fault_now():
+        if op == "rotate" and mode not in BEFORE_HELLO + CORRECT and fault_now():
             fault_in_call()
             faulty.fault_next = True
         return numpy_rope.rope(op, spec, inputs)
