@@ -1,4 +1,5 @@
-"""A correct PyTorch RoPE written as Hugging Face transformers writes it, for torch_rope.py.
+"""A correct PyTorch RoPE written as Hugging Face transformers writes it: fn(x, pos, spec) for
+`python -m pecheck --arrays torch`, pecheck.gate(..., arrays="torch") or torch_rope.py.
 
     pecheck gate --impl-cmd '/usr/bin/python3 examples/python/torch_rope.py examples/python/hf_style_rope.py:rope' \\
         --spec 'rope(dim=96, rotary_dim=24, layout=gptj)' --dtype bf16
@@ -12,7 +13,7 @@ scalings, explicit freqs and p-RoPE are Unsupported.
 """
 import torch
 
-from pecheck_serve import Unsupported
+from pecheck import Unsupported
 
 
 def default_inv_freq(spec, device):

@@ -9,10 +9,10 @@ attention (op attend) in float32.
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))  # this tree's package first
 import numpy as np  # noqa: E402
 
-from pecheck_serve import Unsupported, serve, spec_field  # noqa: E402
+from pecheck import Unsupported, serve, spec_field  # noqa: E402
 
 
 def frequencies(spec):

@@ -1,0 +1,77 @@
+"""serve_function: serves a user's function over the wire in one of two shapes, with NumPy or torch arrays.
+
+interface "rope": fn(x, pos, spec) -> y, the gate's rotate of rope(...) specs. x [T, H, D] in the
+run's --dtype (never upcast), pos int64 [T], spec a pecheck.RopeSpec; y must have x's dtype and
+shape, else the call is an error naming what came back.
+interface "ops": fn(op, spec_text, {name: array}) -> {name: array}, any op the gate asks for among
+ops (see pecheck.serve); outputs are converted to the asked dtype and shape.
+With torch arrays the calls run under torch.no_grad() on device: cuda when torch.cuda.is_available(),
+else cpu, unless device or PECHECK_TORCH_DEVICE names one.
+"""
+import contextlib
+import functools
+import os
+
+from .spec import rope_spec
+from .wire import Unsupported, serve
+
+INTERFACES = ("rope", "ops")
+ARRAYS = ("numpy", "torch")
+
+
+def torch_device(device=None):
+    """device, else PECHECK_TORCH_DEVICE, else cuda when available; ValueError for one that cannot be used."""
+    try:
+        import torch
+    except ImportError as e:
+        raise ValueError(f"cannot import torch ({e}); on Debian: apt-get install python3-torch") from None
+
+    device = device or os.environ.get("PECHECK_TORCH_DEVICE") or ("cuda" if torch.cuda.is_available() else "cpu")
+    if device not in ("cpu", "cuda"):
+        raise ValueError(f"device '{device}': use cpu or cuda")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device cuda, but torch.cuda.is_available() is false")
+    return device
+
+
+def array_io(arrays, device):
+    """(decode, encode, encode_exact, calls context, library description) for arrays."""
+    if arrays == "numpy":
+        import numpy
+
+        from . import np_io
+        return np_io.decode, np_io.encode, np_io.encode_exact, contextlib.nullcontext, f"NumPy {numpy.__version__}"
+    import torch
+
+    from . import torch_io
+    decode = functools.partial(torch_io.decode, device=device)
+    return decode, torch_io.encode, torch_io.encode_exact, torch.no_grad, f"PyTorch {torch.__version__} on {device}"
+
+
+def serve_function(fn, interface="rope", arrays="numpy", device=None, label="python function", ops=("rotate",)):
+    """Serves fn over stdin/stdout until the gate closes them (see the module's text)."""
+    if interface not in INTERFACES:
+        raise ValueError(f"interface '{interface}': use one of {', '.join(INTERFACES)}")
+    if arrays not in ARRAYS:
+        raise ValueError(f"arrays '{arrays}': use one of {', '.join(ARRAYS)}")
+    if arrays == "numpy" and device is not None:
+        raise ValueError("a device is for torch arrays; NumPy's are on the CPU")
+    device = torch_device(device) if arrays == "torch" else None
+    decode, encode, encode_exact, context, library = array_io(arrays, device)
+    name = f"{label} ({library})"
+    if interface == "ops":
+        def call(op, spec, inputs):
+            with context():
+                return fn(op, spec, inputs)
+        serve(call, name=name, ops=list(ops), decode=decode, encode=encode)
+        return
+
+    def rotate(op, text, inputs):
+        if op != "rotate" or not text.startswith("rope("):
+            raise Unsupported(f"{op} of {text.partition('(')[0]}: a rope function serves rotate of rope(...) only")
+        if set(inputs) != {"x", "pos"}:
+            raise Unsupported(f"inputs {sorted(inputs)}: a rope function takes x and pos only")
+        with context():
+            return {"y": fn(inputs["x"], inputs["pos"], rope_spec(text))}
+
+    serve(rotate, name=name, ops=["rotate"], decode=decode, encode=lambda t, y: encode_exact(t, y, label))

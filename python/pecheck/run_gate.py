@@ -1,0 +1,136 @@
+"""gate(fn, spec=...): runs `pecheck gate` on a Python function and returns its verdicts (the gate's --json)."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shlex
+import shutil
+import site
+import subprocess
+import sys
+import tempfile
+
+from .adapter import ARRAYS, INTERFACES
+from .target import target_of
+
+
+class GateError(Exception):
+    """The gate could not judge: no binary, bad usage or an unusable implementation (its status 2)."""
+
+
+def find_binary(binary=None):
+    """The pecheck binary: binary, else $PECHECK, else pecheck on PATH; GateError naming what is missing."""
+    if binary is None and os.environ.get("PECHECK"):
+        binary, where = os.environ["PECHECK"], "PECHECK="
+    else:
+        where = ""
+    if binary is None:
+        found = shutil.which("pecheck")
+        if found is None:
+            raise GateError("pecheck not found: set PECHECK to the binary's path, or put pecheck on PATH")
+        return found
+    found = shutil.which(binary) if os.sep not in binary else binary
+    if found is None or not os.path.isfile(found):
+        raise GateError(f"{where}{binary}: no such file")
+    if not os.access(found, os.X_OK):
+        raise GateError(f"{where}{binary}: not executable")
+    return found
+
+
+def package_path_prefix():
+    """'' when a fresh interpreter imports this package by itself (installed, or on PYTHONPATH), else
+    the PYTHONPATH assignment that lets the gate's process import it from this source tree."""
+    parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    usersite = [site.getusersitepackages()] if site.ENABLE_USER_SITE else []
+    default = site.getsitepackages() + usersite + os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    if any(d and os.path.abspath(d) == parent for d in default):
+        return ""
+    return f"PYTHONPATH={shlex.quote(parent)}${{PYTHONPATH:+:$PYTHONPATH}} "
+
+
+def impl_command(fn, interface="rope", arrays="numpy", device=None, ops=("rotate",)):
+    """The --impl-cmd text that serves fn: this interpreter running `-m pecheck` on fn's target."""
+    target, root = target_of(fn)
+    argv = [sys.executable, "-m", "pecheck"]
+    if interface != "rope":
+        argv += ["--interface", interface, "--ops", ",".join(ops)]
+    if arrays != "numpy":
+        argv += ["--arrays", arrays]
+    if device is not None:
+        argv += ["--device", device]
+    if root is not None:
+        argv += ["--path", root]
+    return package_path_prefix() + shlex.join(argv + [target])
+
+
+@dataclasses.dataclass
+class GateResult:
+    """One gate run: report is its --json (format pecheck-gate/1), output its text report, log its stderr."""
+    report: dict
+    returncode: int
+    output: str
+    log: str
+    command: list
+
+    @property
+    def passed(self):
+        """The gate's own verdict: no check failed and every spec had something checked."""
+        return self.returncode == 0
+
+    @property
+    def checks(self):
+        return self.report["checks"]
+
+    @property
+    def failures(self):
+        return [c for c in self.checks if c["result"] == "FAIL"]
+
+    def failure_text(self):
+        """What failed: each failing check with its counterexample and reproduce line, and the notes."""
+        failures = self.failures
+        lines = [f"pecheck gate: {'PASS' if self.passed else 'FAIL'}, {len(failures)} of {len(self.checks)} checks failed "
+                 f"({self.report['implementation']} at {self.report['dtype']} I/O)"]
+        for c in failures:
+            lines.append(f"FAIL {c['check']}  {c['spec']}")
+            if c["detail"]:
+                lines.append(f"    {c['detail']}")
+            lines.append(f"    reproduce: {c['reproduce']}")
+        if not failures:  # failed without a failing check (nothing checked, a baseline regression): the gate's own words
+            lines.append(self.output.rstrip())
+        lines += [f"note: {n}" for n in self.report.get("notes", [])]
+        return "\n".join(lines)
+
+
+def gate(fn, spec, dtype="f32", *, cases=None, seed=None, golden=None, args=(), interface="rope", arrays="numpy",
+         device=None, ops=("rotate",), binary=None, timeout=None):
+    """Runs `pecheck gate` on fn and returns a GateResult, whatever the verdict.
+
+    spec: one spec or a list; dtype: f32, f64, f16 or bf16 (bf16 needs arrays="torch"); cases, seed,
+    golden: the gate's --cases, --seed, --golden; args: further gate options, passed as they are.
+    interface, arrays, device, ops: how fn is called (pecheck.adapter). fn must be a module-level
+    function: the gate's process imports it by name. GateError when the gate cannot judge."""
+    specs = [spec] if isinstance(spec, str) else list(spec)
+    if not specs:
+        raise ValueError("pecheck.gate: name at least one spec")
+    if interface not in INTERFACES or arrays not in ARRAYS:
+        raise ValueError(f"pecheck.gate: interface is one of {INTERFACES} and arrays one of {ARRAYS}, not {interface!r}, {arrays!r}")
+    if dtype == "bf16" and arrays == "numpy":
+        raise ValueError("pecheck.gate: dtype bf16 needs arrays='torch' (NumPy has no bfloat16)")
+    impl = impl_command(fn, interface, arrays, device, ops)  # fn's own errors before the binary's
+    argv = [find_binary(binary), "gate", "--impl-cmd", impl, "--dtype", dtype]
+    for s in specs:
+        argv += ["--spec", s]
+    for flag, value in (("--cases", cases), ("--seed", seed), ("--golden", golden)):
+        if value is not None:
+            argv += [flag, str(value)]
+    argv += [str(a) for a in args]
+    with tempfile.TemporaryDirectory(prefix="pecheck-gate-") as tmp:
+        report_path = os.path.join(tmp, "gate.json")
+        run = subprocess.run(argv + ["--json", report_path], capture_output=True, text=True, timeout=timeout)
+        if run.returncode not in (0, 1) or not os.path.isfile(report_path):
+            reason = run.stderr.strip() or run.stdout.strip() or "no output"
+            raise GateError(f"pecheck gate exited with status {run.returncode}: {reason}")
+        with open(report_path) as f:
+            report = json.load(f)
+    return GateResult(report=report, returncode=run.returncode, output=run.stdout, log=run.stderr, command=argv)

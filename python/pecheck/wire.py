@@ -1,0 +1,96 @@
+"""serve(fn): a function as a pecheck gate implementation speaking the wire protocol on stdin/stdout.
+
+    def my_impl(op, spec, inputs):          # inputs: {name: array}, spec: canonical text
+        if op != "rotate": raise Unsupported(op)
+        return {"y": ...}                    # {name: array}, dtypes and shapes as asked
+
+    serve(my_impl, name="my rope", ops=["rotate"])
+
+Frames: one line of JSON, then exactly payload_bytes raw bytes (row-major, little-endian). Anything
+written to stderr goes to the gate's log; stdout carries the protocol alone. See pecheck's README,
+"The wire protocol". Arrays are NumPy's unless decode/encode say otherwise (pecheck.torch_io).
+"""
+import json
+import sys
+import traceback
+
+
+class Unsupported(Exception):
+    """Raise from fn for an op or spec it does not handle: the gate reports UNSUPPORTED, not FAIL."""
+
+
+class WireError(Exception):
+    """A request that is not a frame: the process cannot stay in step with the gate."""
+
+
+def read_frame(stream):
+    """(head, payload) of the next frame on stream, or (None, b"") at the end of the stream."""
+    line = stream.readline()
+    if not line:
+        return None, b""
+    try:
+        head = json.loads(line)
+    except ValueError as e:
+        raise WireError(f"the request line is not JSON ({e}): {line[:80]!r}") from None
+    if not isinstance(head, dict):
+        raise WireError(f"the request line is not a JSON object: {line[:80]!r}")
+    size = head.get("payload_bytes", 0)
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise WireError(f"payload_bytes {size!r} is not a byte count")
+    payload = stream.read(size) if size else b""
+    if len(payload) != size:
+        raise WireError(f"the request announces payload_bytes {size}, and the input ended after {len(payload)}")
+    return head, payload
+
+
+def write_frame(stream, head, payload=b""):
+    """Writes head (payload_bytes set here) and payload as one frame, then flushes."""
+    head["payload_bytes"] = len(payload)
+    stream.write(json.dumps(head).encode() + b"\n" + payload)
+    stream.flush()
+
+
+def answer(fn, head, payload, decode, encode):
+    """The answer frame (head, payload) to one request."""
+    reply = {"v": 1, "id": head.get("id")}
+    try:
+        inputs = {t["name"]: decode(t, payload[t["offset"]:t["offset"] + t["nbytes"]]) for t in head["inputs"]}
+        result = fn(head["op"], head["spec"], inputs)
+        out, body = [], b""
+        for t in head["outputs"]:
+            data = encode(t, result[t["name"]])
+            out.append({"name": t["name"], "dtype": t["dtype"], "shape": t["shape"], "offset": len(body), "nbytes": len(data)})
+            body += data
+        reply.update(status="ok", outputs=out)
+        return reply, body
+    except Unsupported as e:
+        reply.update(status="unsupported", message=str(e))
+    except Exception as e:  # an error of the implementation: the gate reports it as that case's error
+        traceback.print_exc(file=sys.stderr)
+        reply.update(status="error", message=f"{type(e).__name__}: {e}")
+    return reply, b""
+
+
+def serve(fn, name="python implementation", ops=("rotate",), decode=None, encode=None):
+    """Answers the gate's requests on stdin with fn(op, spec, inputs) until stdin ends.
+
+    decode(t, raw) -> array and encode(t, value) -> bytes convert one tensor (t: its wire
+    description); NumPy's (pecheck.np_io) by default. A request that is not a frame ends the
+    process with one line on stderr and status 2."""
+    if decode is None or encode is None:
+        from . import np_io  # here, not at import: `import pecheck` stays free of NumPy
+        decode, encode = decode or np_io.decode, encode or np_io.encode
+    # sys.stdin/stdout looked up now, not at import: a caller may have replaced them.
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        try:
+            head, payload = read_frame(stdin)
+        except WireError as e:
+            print(f"pecheck.serve: {e}", file=sys.stderr)
+            sys.exit(2)
+        if head is None:
+            return
+        if head.get("op") == "hello":
+            write_frame(stdout, {"v": 1, "status": "ok", "name": name, "ops": list(ops)})
+            continue
+        write_frame(stdout, *answer(fn, head, payload, decode, encode))

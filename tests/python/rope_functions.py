@@ -1,0 +1,21 @@
+"""Module-level functions for the package's tests to gate: a correct NumPy RoPE and a wrong one."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "python"))
+import numpy_rope  # noqa: E402
+
+
+def rope(x, pos, spec):
+    """HF's binary32 RoPE as fn(x, pos, spec) -> y."""
+    return numpy_rope.rope("rotate", spec.text, {"x": x, "pos": pos})["y"]
+
+
+def rope_sign_flipped(x, pos, spec):
+    """Rotates the wrong way: the angle's sign flipped."""
+    return rope(x, -pos, spec)
+
+
+def rope_float64(x, pos, spec):
+    """Right values in the wrong dtype: float64 where the gate asked for float32."""
+    return rope(x, pos, spec).astype("float64")

@@ -1,0 +1,80 @@
+"""pecheck.wire: frames read and written, and serve's answers (ok, unsupported, error, a broken request)."""
+import io
+import json
+import struct
+import types
+
+import pytest
+
+from pecheck import Unsupported, WireError, read_frame, serve
+
+
+def frame(head, payload=b""):
+    return json.dumps(dict(head, payload_bytes=len(payload))).encode() + b"\n" + payload
+
+
+def test_a_frame_and_then_the_end():
+    stream = io.BytesIO(frame({"op": "x"}, b"abcd"))
+    head, payload = read_frame(stream)
+    assert (head["op"], payload) == ("x", b"abcd")
+    assert read_frame(stream) == (None, b"")
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"this is not a frame\n", "the request line is not JSON"),
+    (b"[1, 2]\n", "not a JSON object"),
+    (b'{"payload_bytes": 8}\nabcd', "announces payload_bytes 8, and the input ended after 4"),
+    (b'{"payload_bytes": -1}\n', "payload_bytes -1 is not a byte count"),
+    (b'{"payload_bytes": 1.5}\n', "payload_bytes 1.5 is not a byte count"),
+])
+def test_a_broken_request_is_named(data, message):
+    with pytest.raises(WireError, match=message):
+        read_frame(io.BytesIO(data))
+
+
+def run_serve(monkeypatch, fn, requests):
+    """The answers serve(fn) writes to the requests: [(head, payload)]."""
+    out = io.BytesIO()
+    monkeypatch.setattr("sys.stdin", types.SimpleNamespace(buffer=io.BytesIO(requests)))
+    monkeypatch.setattr("sys.stdout", types.SimpleNamespace(buffer=out))
+    serve(fn, name="doubler", ops=["rotate"])
+    out.seek(0)
+    answers = []
+    while True:
+        head, payload = read_frame(out)
+        if head is None:
+            return answers
+        answers.append((head, payload))
+
+
+def request(id, op="rotate"):
+    x = struct.pack("<3f", 1.0, -2.5, 0.125)
+    inputs = [{"name": "x", "dtype": "f32", "shape": [3], "offset": 0, "nbytes": 12}]
+    outputs = [{"name": "y", "dtype": "f32", "shape": [3]}]
+    return frame({"v": 1, "id": id, "op": op, "spec": "rope(dim=2)", "inputs": inputs, "outputs": outputs}, x)
+
+
+def doubler(op, spec, inputs):
+    if op == "attend":
+        raise Unsupported("attend: not here")
+    if op == "inv_freq":
+        raise KeyError("no inv_freq")
+    return {"y": inputs["x"] * 2}
+
+
+def test_serve_answers_hello_ok_unsupported_and_error(monkeypatch, capsys):
+    answers = run_serve(monkeypatch, doubler, frame({"v": 1, "op": "hello"}) + request(1) + request(2, "attend") + request(3, "inv_freq"))
+    (hello, _), (ok, y), (unsupported, _), (error, _) = answers
+    assert (hello["status"], hello["name"], hello["ops"]) == ("ok", "doubler", ["rotate"])
+    assert (ok["id"], ok["status"], ok["outputs"][0]["nbytes"]) == (1, "ok", 12)
+    assert y == struct.pack("<3f", 2.0, -5.0, 0.25)
+    assert (unsupported["id"], unsupported["status"], unsupported["message"]) == (2, "unsupported", "attend: not here")
+    assert (error["id"], error["status"], error["message"]) == (3, "error", "KeyError: 'no inv_freq'")
+    assert "KeyError" in capsys.readouterr().err  # the traceback goes to the gate's log
+
+
+def test_serve_stops_on_a_broken_request_with_one_line(monkeypatch, capsys):
+    with pytest.raises(SystemExit) as stop:
+        run_serve(monkeypatch, doubler, request(1)[:-4])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == "pecheck.serve: the request announces payload_bytes 12, and the input ended after 8\n"
