@@ -2,6 +2,7 @@
 // and memory held, or a peak reached, before the watch began does not count.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,14 +16,14 @@ namespace {
 
 constexpr std::size_t mib = std::size_t{1} << 20;
 
-// Where touch() keeps its block: a volatile global, so the compiler cannot drop the allocation.
-char* volatile kept_block = nullptr;
-
-// Writes `bytes` (so they are resident) and keeps them, or frees them at once.
+// Writes `bytes` (so they are resident) and keeps them, or unmaps them at once. mmap, not malloc:
+// the allocator (ASan's quarantine above all) may keep freed memory resident.
 void touch(std::size_t bytes, bool keep) {
-  kept_block = static_cast<char*>(std::malloc(bytes));
-  std::memset(kept_block, 1, bytes);
-  if (!keep) std::free(kept_block);
+  if (bytes == 0) return;
+  void* block = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (block == MAP_FAILED) _exit(2);
+  std::memset(block, 1, bytes);
+  if (!keep) munmap(block, bytes);
 }
 
 // A child of this process: `before` MiB touched at its start (kept or freed), then on a byte from
