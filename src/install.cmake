@@ -1,0 +1,29 @@
+# `cmake --install`: the reference library pecheck::pe with its headers and CMake package, and the pecheck command line.
+# Layout under the prefix P:
+#   P/lib/libpecheck.so*                    the reference (target pe)
+#   P/include/pecheck/pe/**.hpp             its headers: consumers write #include <pe/ops.hpp>, as pecheck's sources do
+#   P/lib/cmake/pecheck/                    pecheckConfig.cmake, its version file, pecheckTargets*.cmake, mpfr_gmp.cmake
+#   P/bin/pecheck                           the command line, finding the library through $ORIGIN
+include(CMakePackageConfigHelpers)
+set(pecheck_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/pecheck)
+
+# libpecheck.so rather than libpe.so: an installed name must say whose it is. The SONAME carries
+# major.minor because before 1.0 a minor release may change the ABI.
+set_target_properties(pe PROPERTIES OUTPUT_NAME pecheck EXPORT_NAME pe VERSION ${PROJECT_VERSION}
+                                    SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+install(TARGETS pe EXPORT pecheckTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT library)
+# Every header of the reference: the public ones (ops.hpp, spec.hpp, mp.hpp, ...) include most of the others.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/pe/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pecheck/pe COMPONENT library
+        FILES_MATCHING PATTERN "*.hpp")
+install(EXPORT pecheckTargets NAMESPACE pecheck:: DESTINATION ${pecheck_cmake_dir} COMPONENT library)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/src/pecheckConfig.cmake.in ${PROJECT_BINARY_DIR}/pecheckConfig.cmake
+                              INSTALL_DESTINATION ${pecheck_cmake_dir})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/pecheckConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/pecheckConfig.cmake ${PROJECT_BINARY_DIR}/pecheckConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/src/mpfr_gmp.cmake
+        DESTINATION ${pecheck_cmake_dir} COMPONENT library)
+
+# The command line; its build RPATH (the build tree) is replaced by one relative to itself.
+file(RELATIVE_PATH pecheck_bin_to_lib ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR} ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR})
+set_target_properties(pecheck PROPERTIES INSTALL_RPATH "$ORIGIN/${pecheck_bin_to_lib}")
+install(TARGETS pecheck RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cli)

@@ -1,0 +1,31 @@
+# C++ consumers: examples/cpp_consumer built against `cmake --install` of this build, found through find_package(pecheck) alone.
+# The example rotates x = (1, 0, 0, 1) at position 3 with rope(dim=4, base=10000): neox pairs
+# (0, 2) at angle 3*1 and (1, 3) at angle 3*10000^(-1/2) = 0.03, so y = (cos 3, -sin 0.03, sin 3, cos 0.03).
+# The expected digits are mpmath's, not pecheck's:
+#   /usr/bin/python3 -c "import mpmath as m; m.mp.dps = 100; y = (m.cos(3), -m.sin(m.mpf(3) / 100), m.sin(3), m.cos(m.mpf(3) / 100));
+#                        print(*[m.nstr(v, 15) for v in y]); print(*[m.nstr(v, 76) for v in y])"
+# binary64 is printed to 15 digits (none of the four is near a rounding tie there); 256 bits to the
+# 76 digits pecheck prints at that precision (floor(255 log10 2)), trailing zeros dropped.
+# Only the library component is installed (not the 5 MB CLI), and the consumer compiles one file
+# without optimisation. A sanitizer build hands its flags on: an instrumented libpecheck.so links
+# only into an instrumented program.
+string(JOIN " " consumer_flags ${pecheck_sanitizers})
+string(CONFIGURE [=[
+set -e
+fail() { echo "$1"; exit 1; }
+d='@PROJECT_BINARY_DIR@/consumer_test'
+rm -rf "$d"
+cmake --install '@PROJECT_BINARY_DIR@' --prefix "$d/prefix" --component library > /dev/null
+! grep -rIlF -e '@PROJECT_SOURCE_DIR@/src' -e '@PROJECT_BINARY_DIR@' "$d/prefix" || fail 'the installed files above name the source or build tree'
+cmake -S '@PROJECT_SOURCE_DIR@/examples/cpp_consumer' -B "$d/build" -G '@CMAKE_GENERATOR@' -DCMAKE_MAKE_PROGRAM='@CMAKE_MAKE_PROGRAM@' \
+      -DCMAKE_CXX_COMPILER='@CMAKE_CXX_COMPILER@' -DCMAKE_CXX_FLAGS='@consumer_flags@' -DCMAKE_EXE_LINKER_FLAGS='@consumer_flags@' \
+      -DCMAKE_PREFIX_PATH="$d/prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF > "$d/configure.log" 2>&1 || { cat "$d/configure.log"; fail 'configuring the example failed'; }
+grep -qxF "pecheck_DIR:PATH=$d/prefix/@CMAKE_INSTALL_LIBDIR@/cmake/pecheck" "$d/build/CMakeCache.txt" || fail 'find_package(pecheck) did not take the installed prefix'
+cmake --build "$d/build" > "$d/build.log" 2>&1 || { cat "$d/build.log"; fail 'building the example failed'; }
+out=$("$d/build/rotate_example")
+echo "$out"
+echo "$out" | sed -n 1p | grep -q '^rope(dim=4, base=10000' || fail 'line 1 is not the spec'
+test "$(echo "$out" | sed -n 2p)" = 'binary64: -0.989992496600445 -0.0299955002024957 0.141120008059867 0.999550033748988' || fail 'binary64 differs from mpmath'
+test "$(echo "$out" | sed -n 3p)" = '256 bits: -0.9899924966004454572715727947312613023936790966155883288140859329283291975131 -0.02999550020249566076852634192626161802319618294771156724504111048549438630621 0.141120008059867222100744802808110279846933264252265584151882641232422009967 0.9995500337489875162721587064666138317803321212572590354251436652860979889969' || fail '256 bits differs from mpmath'
+]=] consumer_command @ONLY)
+shell_test(consumer.cpp_example_against_the_installed_tree unit "${consumer_command}")
