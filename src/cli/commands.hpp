@@ -13,5 +13,6 @@ std::function<int()> add_golden_command(CLI::App& app);
 std::function<int()> add_gate_command(CLI::App& app);
 std::function<int()> add_audit_command(CLI::App& app);
 std::function<int()> add_diagnose_command(CLI::App& app);
+std::function<int()> add_spec_command(CLI::App& app);
 
 }  // namespace pecheck

@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
   app.fallthrough();
   std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
   for (auto add : {pecheck::add_list_command, pecheck::add_eval_command, pecheck::add_check_command, pecheck::add_golden_command, pecheck::add_gate_command,
-                    pecheck::add_audit_command, pecheck::add_diagnose_command}) {
+                    pecheck::add_audit_command, pecheck::add_diagnose_command, pecheck::add_spec_command}) {
     auto run = add(app);
     commands.emplace_back(app.get_subcommands({}).back(), run);
   }
