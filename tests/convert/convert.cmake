@@ -7,3 +7,6 @@ foreach(fixture ${convert_fixture_files})
   shell_test(convert.hf.${name} unit
              "/usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/convert/check_fixture.py $<TARGET_FILE:pecheck> ${convert_fixtures} ${name}")
 endforeach()
+# The issue asks for at least 20 real models.
+shell_test(convert.hf.at_least_20_models unit
+           "/usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/convert/check_fixture.py $<TARGET_FILE:pecheck> ${convert_fixtures} --count 20")
