@@ -24,16 +24,6 @@ namespace {
 // A chunk's values and their text, roughly: chunk_bytes / bytes_per_value values.
 constexpr std::size_t chunk_bytes = std::size_t{16} << 20;
 
-// The element count of shape, saturating (T * H * D of options can overflow 64 bits).
-std::size_t values_in(const std::vector<std::int64_t>& shape) {
-  std::size_t n = 1;
-  for (const auto d : shape) {
-    const auto u = static_cast<std::size_t>(std::max<std::int64_t>(d, 0));
-    n = u != 0 && n > std::numeric_limits<std::size_t>::max() / u ? std::numeric_limits<std::size_t>::max() : n * u;
-  }
-  return n;
-}
-
 void refuse_beyond(std::string_view name, std::size_t n, pe::limit limit) {
   pe::check_limit(limit, n, fmt::format("eval: output {}'s values", name));
 }
@@ -129,7 +119,7 @@ void run_chunked(const eval_call& c, const pe::spec& s, pe::limit limit, std::in
       const std::int64_t per_token = static_cast<std::int64_t>(t.data.size()) / count;
       std::vector<std::int64_t> shape = t.shape;
       shape.at(0) = tokens;
-      refuse_beyond(name, values_in(shape), limit);
+      refuse_beyond(name, pe::saturating_product(shape), limit);
       head = head_of(c, name, shape);
       rows_per_token = columns(head) > 0 ? per_token / columns(head) : 0;
       if (chunk_tokens <= 0) {
@@ -165,7 +155,7 @@ namespace {
 void check_shapes(std::string_view op, const pe::spec& s, const std::vector<std::optional<std::vector<std::int64_t>>>& shapes, pe::limit limit) {
   const auto outputs = pe::outputs_of(op, s);
   for (std::size_t k = 0; k < shapes.size(); ++k)
-    if (shapes[k]) refuse_beyond(outputs[k]->name, values_in(*shapes[k]), limit);
+    if (shapes[k]) refuse_beyond(outputs[k]->name, pe::saturating_product(*shapes[k]), limit);
 }
 }  // namespace
 

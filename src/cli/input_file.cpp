@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/positions.hpp"
+#include "golden/npy_reader.hpp"
 #include "pe/bounded_json.hpp"
 #include "pe/error.hpp"
 #include "pe/limits.hpp"
@@ -40,13 +41,11 @@ pe::tensor<double> read_tensor(const nlohmann::json& j, const std::string& where
     throw pe::input_error(fmt::format("{}: needs {{\"shape\": [...], \"data\": [...]}}", where));
   }
   std::vector<std::int64_t> shape;
-  std::uint64_t values = 1;  // saturating: the check below must see a product that overflowed as huge
   for (const auto& d : j["shape"]) {
     if (!d.is_number_integer() || d.get<std::int64_t>() < 0) throw pe::input_error(fmt::format("{}: shape has {}, not a size", where, pe::json_excerpt(d)));
     shape.push_back(d.get<std::int64_t>());
-    const auto u = static_cast<std::uint64_t>(shape.back());
-    values = u != 0 && values > std::numeric_limits<std::uint64_t>::max() / u ? std::numeric_limits<std::uint64_t>::max() : values * u;
   }
+  const std::uint64_t values = pe::saturating_product(shape);
   // Both before the tensor is allocated: a 40-byte file must not ask for gigabytes.
   pe::check_limit(pe::limit::input_values, values, fmt::format("{}: shape [{}] holds", where, fmt::join(shape, ", ")));
   if (j["data"].size() != values) {
@@ -81,9 +80,49 @@ std::vector<std::int64_t> read_positions(const nlohmann::json& j, const std::str
   return out;
 }
 
+// {"npy": "FILE.npy"}: the file named, relative to the --input file's directory `base` (empty when
+// the text came from no file: refused), read as its shape says; `where` gets the file's name.
+std::optional<pe::golden::npy_array> npy_of(const nlohmann::json& v, std::string& where, const std::string& base) {
+  if (!v.is_object() || !v.contains("npy")) return std::nullopt;
+  if (v.size() != 1 || !v["npy"].is_string()) throw pe::input_error(fmt::format("{}: needs {{\"npy\": \"FILE.npy\"}} and nothing else", where));
+  if (base.empty()) throw pe::input_error(fmt::format("{}: .npy files are read only from an --input file", where));
+  const std::string name = v["npy"].get<std::string>();
+  const std::string path = !name.empty() && name[0] == '/' ? name : base + "/" + name;
+  where = fmt::format("{} ('{}')", where, pe::excerpt(name));
+  return pe::golden::read_npy_file(path, where);
+}
+
+// An .npy array of reals, each finite (as JSON's numbers must be).
+pe::op_tensor reals_of(std::string name, pe::golden::npy_array a, const std::string& where) {
+  if (!a.is_real()) throw pe::input_error(fmt::format("{}: an .npy array of {}, not of reals (<f8, <f4, <f2)", where, a.descr));
+  for (std::size_t k = 0; k < a.reals.size(); ++k) {
+    if (!std::isfinite(a.reals[k])) throw pe::input_error(fmt::format("{}: .npy value {} is {}, not a finite number", where, k, a.reals[k]));
+  }
+  return pe::op_tensor{std::move(name), std::move(a.shape), std::move(a.reals)};
+}
+
+// An .npy array of integer positions: [T], or [T, axes] for schemes with several position columns.
+pe::op_tensor positions_of(std::string name, pe::golden::npy_array a, const std::string& where, std::int64_t axes) {
+  if (a.is_real()) throw pe::input_error(fmt::format("{}: an .npy array of {}, not of integer positions (<i8, <i4)", where, a.descr));
+  const bool rows = a.shape.size() == 2 && a.shape[1] == axes;
+  if (!(a.shape.size() == 1 && axes == 1) && !rows) {
+    throw pe::input_error(fmt::format("{}: .npy positions of shape ({}); this scheme reads {}", where, fmt::join(a.shape, ", "),
+                                      axes == 1 ? std::string("[T]") : fmt::format("[T, {}]", axes)));
+  }
+  pe::check_limit(pe::limit::list, static_cast<std::uint64_t>(a.shape[0]), fmt::format("{}: positions", where));
+  const auto n = static_cast<std::int64_t>(a.integers.size());
+  return pe::op_tensor{std::move(name), {n}, std::move(a.integers)};
+}
+
 // One field read as its input's kind: nullopt where the JSON value is not of that kind.
-std::optional<pe::op_tensor> read_field(const pe::tensor_schema& t, const nlohmann::json& v, const std::string& where, std::int64_t axes) {
+std::optional<pe::op_tensor> read_field(const pe::tensor_schema& t, const nlohmann::json& v, const std::string& where, std::int64_t axes,
+                                        const std::string& base) {
   const std::string name(t.name);
+  const bool positions = t.kind != pe::element_kind::real && t.kind != pe::element_kind::flag && (t.shape.position_rows || !t.shape.dims.empty());
+  std::string file = where;
+  if (auto a = (t.kind == pe::element_kind::real || positions) ? npy_of(v, file, base) : std::nullopt) {
+    return positions ? positions_of(name, std::move(*a), file, axes) : reals_of(name, std::move(*a), file);
+  }
   if (t.kind == pe::element_kind::real) {
     auto values = read_tensor(v, where);
     return pe::op_tensor{name, std::move(values.shape), std::move(values.data)};
@@ -92,7 +131,7 @@ std::optional<pe::op_tensor> read_field(const pe::tensor_schema& t, const nlohma
     if (!v.is_boolean()) return std::nullopt;
     return pe::op_tensor{name, {}, std::vector<std::int64_t>{v.get<bool>() ? 1 : 0}};
   }
-  if (t.shape.position_rows || !t.shape.dims.empty()) {
+  if (positions) {
     auto values = read_positions(v, where, t.shape.position_rows ? axes : 1);
     return pe::op_tensor{name, {static_cast<std::int64_t>(values.size())}, std::move(values)};
   }
@@ -106,10 +145,12 @@ std::optional<pe::op_tensor> read_field(const pe::tensor_schema& t, const nlohma
 
 pe::op_inputs read_input_file(const std::string& path, std::string_view op, const pe::spec& s) {
   const std::string label = fmt::format("--input '{}'", path);
-  return read_input_text(read_text_file(path, label), label, op, s);
+  const auto slash = path.rfind('/');
+  const std::string base = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  return read_input_text(read_text_file(path, label), label, op, s, base);
 }
 
-pe::op_inputs read_input_text(std::string_view text, const std::string& label, std::string_view op, const pe::spec& s) {
+pe::op_inputs read_input_text(std::string_view text, const std::string& label, std::string_view op, const pe::spec& s, const std::string& base) {
   const nlohmann::json j = pe::parse_json_bounded(text, label);
   const std::string& where = label;
   if (!j.is_object()) throw pe::input_error(fmt::format("{}: not a JSON object", where));
@@ -125,7 +166,7 @@ pe::op_inputs read_input_text(std::string_view text, const std::string& label, s
     const std::string& key = item.key();
     const std::string field = where + ": " + key;
     const auto t = std::find_if(fields.begin(), fields.end(), [&](const pe::tensor_schema* f) { return f->name == key; });
-    auto read = t == fields.end() ? std::nullopt : read_field(**t, item.value(), field, in.pos_axes);
+    auto read = t == fields.end() ? std::nullopt : read_field(**t, item.value(), field, in.pos_axes, base);
     if (!read) throw pe::input_error(fmt::format("{}: unknown or malformed field (fields: {})", field, fmt::join(names, ", ")));
     pe::store_input(**t, std::move(*read), in);
   }

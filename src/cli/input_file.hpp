@@ -14,9 +14,14 @@ namespace pecheck {
 // several position columns; integer scalars (heads) as integers; flags (causal) as true or false.
 // attend: {"q": {"shape": [T, H, D], "data": [...]}, "k": ..., "v": ..., "qpos": [...],
 // "kpos": [...], "causal": false}, or for absolute encodings {"x": ..., "wq": ..., "wk": ...,
-// "wv": ..., "heads": H, "qpos": [...]}. Errors name the file and the field.
+// "wv": ..., "heads": H, "qpos": [...]}. Any tensor or position list may instead be
+// {"npy": "FILE.npy"}, a NumPy file (golden/npy_reader.hpp) named relative to the --input file's
+// directory: reals from <f8, <f4 or <f2, positions from <i8 or <i4 ([T], or [T, axes]).
+// Errors name the file and the field.
 pe::op_inputs read_input_file(const std::string& path, std::string_view op, const pe::spec& s);
-// The same from the file's text; errors start with `label` (the fuzz target reads text).
-pe::op_inputs read_input_text(std::string_view text, const std::string& label, std::string_view op, const pe::spec& s);
+// The same from the file's text; errors start with `label` (the fuzz target reads text). .npy
+// references are resolved against `base`, and refused when it is empty.
+pe::op_inputs read_input_text(std::string_view text, const std::string& label, std::string_view op, const pe::spec& s,
+                              const std::string& base = {});
 
 }  // namespace pecheck

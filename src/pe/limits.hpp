@@ -49,4 +49,16 @@ struct limit_error : input_error {
 // <name>=N)" when amount > limit_value(l). amount saturates: pass the unsigned product where it may overflow.
 void check_limit(limit l, std::uint64_t amount, std::string_view what);
 
+// The element count of a shape, saturating at UINT64_MAX (a shape read from a file or from options
+// can overflow 64 bits: check_limit must see such a product as huge, not wrapped); a negative size
+// counts as 0.
+inline std::uint64_t saturating_product(std::span<const std::int64_t> shape) {
+  std::uint64_t n = 1;
+  for (const auto d : shape) {
+    const auto u = static_cast<std::uint64_t>(d < 0 ? 0 : d);
+    n = u != 0 && n > UINT64_MAX / u ? UINT64_MAX : n * u;
+  }
+  return n;
+}
+
 }  // namespace pe
