@@ -1,6 +1,7 @@
 // `pecheck audit`: the sweep of src/audit over a position range, its report printed and its profile written; `audit merge` joins shards.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -12,8 +13,12 @@
 #include "cli/command_support.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
+#include "convert/hf_config.hpp"
+#include "convert/layer_specs.hpp"
 #include "pe/error.hpp"
+#include "pe/op_chunks.hpp"
 #include "pe/parallel.hpp"
+#include "pe/spec.hpp"
 
 namespace pecheck {
 namespace {
@@ -48,12 +53,32 @@ int finish(const pe::audit::audit_profile& p, const std::string& json, const std
   return passed ? 0 : 1;
 }
 
+// One sweep with its progress bar; with bench, its wall time and throughput printed.
+pe::audit::audit_profile sweep(pe::audit::audit_request& q, bool bench) {
+  std::unique_ptr<progress_line> bar;
+  q.progress = [&bar](std::int64_t done, std::int64_t total) {
+    if (!bar) bar = std::make_unique<progress_line>(total, "positions");
+    bar->update(done);
+  };
+  const auto started = std::chrono::steady_clock::now();
+  auto profile = pe::audit::run_audit(q);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  bar.reset();
+  q.progress = nullptr;
+  if (bench) {
+    const auto elements = static_cast<double>(profile.total().count);
+    fmt::print("bench: {:.0f} elements checked in {:.3f} s (wall, the implementation's start included): {:.1f} M elements/s on {} thread(s)\n",
+               elements, seconds, elements / seconds / 1e6, pe::worker_threads());
+  }
+  return profile;
+}
+
 }  // namespace
 
 std::function<int()> add_audit_command(CLI::App& app) {
   struct audit_cli {
     pe::audit::audit_request request;
-    std::string json, html;
+    std::string json, html, hf_config;
     std::vector<std::string> parts;
     std::string merged_json;
     baseline_flags baseline;
@@ -63,7 +88,9 @@ std::function<int()> add_audit_command(CLI::App& app) {
   auto& q = o->request;
   auto* cmd = app.add_subcommand("audit", "measure an implementation's error at every position of a range, by position decade and frequency band");
   add_implementation_flags(*cmd, q.implementation);
-  cmd->add_option("--spec", q.spec, "the spec to audit");
+  auto* spec = cmd->add_option("--spec", q.spec, "the spec to audit");
+  cmd->add_option("--hf-config", o->hf_config, "audit every spec of a Hugging Face config.json in turn (pecheck spec from-hf prints them)")
+      ->excludes(spec);
   cmd->add_option("--dtype", q.dtype, "I/O dtype: f32, f64, f16, bf16 (default f32)");
   cmd->add_option("--working", q.working, "the implementation's working precision: f32 or f64 (default: f32, or f64 for --dtype f64)");
   cmd->add_option("--tolerance", q.tolerance, "the gate's bound the errors are measured against: strict, standard, loose or C");
@@ -86,24 +113,44 @@ std::function<int()> add_audit_command(CLI::App& app) {
       for (std::size_t k = 1; k < o->parts.size(); ++k) p.merge(read_profile(o->parts[k]));
       return finish(p, o->merged_json, o->html, o->baseline, true);
     }
-    if (o->request.spec.empty()) throw pe::input_error("audit: --spec is required");
+    std::vector<std::string> specs{o->request.spec};
+    if (!o->hf_config.empty()) {
+      // Each layer kind's spec in turn; layers without a position (NoPE) are reported, not swept.
+      const auto checked = pe::convert::checked_specs(
+          pe::convert::layer_specs(pe::convert::read_hf_config(read_text_file(o->hf_config, "--hf-config"), o->hf_config)));
+      // The audit sweeps an op that runs position by position; a scheme without one (Llama 4's
+      // temperature, ALiBi, T5) is the gate's to check.
+      specs.clear();
+      std::vector<std::string> unswept;
+      for (const auto& text : checked.specs) {
+        const auto& ops = pe::parse_spec(text).info().ops;
+        (std::any_of(ops.begin(), ops.end(), [](const std::string& op) { return pe::splits_by_token(op); }) ? specs : unswept).push_back(text);
+      }
+      const bool files = !o->json.empty() || !o->html.empty() || !o->baseline.compare.empty() || !o->baseline.save.empty();
+      if (specs.size() > 1 && files) {
+        throw pe::input_error(fmt::format("audit: --hf-config {} gives {} specs to sweep, and --json, --html, --baseline and --save-baseline "
+                                          "hold one audit: audit them one at a time with --spec",
+                                          o->hf_config, specs.size()));
+      }
+      for (const auto& line : checked.lines) fmt::print("--hf-config {}: {}\n", o->hf_config, line);
+      for (const auto& text : unswept) {
+        fmt::print("--hf-config {}: {}: no op runs position by position, nothing to sweep (pecheck gate checks it)\n", o->hf_config, text);
+      }
+      if (specs.empty()) {
+        fmt::print("audit: no layer of {} has a spec to sweep: nothing to audit\n", o->hf_config);
+        return 0;
+      }
+    }
+    if (specs.front().empty()) throw pe::input_error("audit: --spec or --hf-config is required");
     // A baseline that cannot be read stops the audit before it sweeps.
     if (!o->baseline.compare.empty()) pe::gate::read_baseline(o->baseline.compare, pe::audit::audit_baseline_header);
-    std::unique_ptr<progress_line> bar;
-    o->request.progress = [&bar](std::int64_t done, std::int64_t total) {
-      if (!bar) bar = std::make_unique<progress_line>(total, "positions");
-      bar->update(done);
-    };
-    const auto started = std::chrono::steady_clock::now();
-    const auto profile = pe::audit::run_audit(o->request);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    bar.reset();
-    if (o->bench) {
-      const auto elements = static_cast<double>(profile.total().count);
-      fmt::print("bench: {:.0f} elements checked in {:.3f} s (wall, the implementation's start included): {:.1f} M elements/s on {} thread(s)\n",
-                 elements, seconds, elements / seconds / 1e6, pe::worker_threads());
+    int status = 0;
+    for (const auto& s : specs) {
+      if (specs.size() > 1) fmt::print("\naudit of {}\n", s);
+      o->request.spec = s;
+      status = std::max(status, finish(sweep(o->request, o->bench), o->json, o->html, o->baseline));
     }
-    return finish(profile, o->json, o->html, o->baseline);
+    return status;
   };
 }
 

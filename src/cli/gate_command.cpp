@@ -7,16 +7,19 @@
 
 #include "cli/command_support.hpp"
 #include "cli/commands.hpp"
+#include "convert/hf_config.hpp"
+#include "convert/layer_specs.hpp"
 #include "gate/gate_baseline.hpp"
 #include "gate/report_printers.hpp"
 #include "gate/run.hpp"
+#include "pe/error.hpp"
 
 namespace pecheck {
 
 std::function<int()> add_gate_command(CLI::App& app) {
   struct gate_cli {
     pe::gate::run_request request;
-    std::string json, junit;
+    std::string json, junit, hf_config;
     baseline_flags baseline;
   };
   auto o = std::make_shared<gate_cli>();
@@ -24,7 +27,9 @@ std::function<int()> add_gate_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("gate", "check an implementation (plugin, process or the reference itself) against the reference and golden values");
   add_implementation_flags(*cmd, q.implementation);
   cmd->add_flag("--bench", q.bench, "time each check, and the same checks on the in-process reference as the baseline");
-  cmd->add_option("--spec", q.specs, "spec to check (repeatable)")->required();
+  auto* spec = cmd->add_option("--spec", q.specs, "spec to check (repeatable)");
+  cmd->add_option("--hf-config", o->hf_config, "check every spec of a Hugging Face config.json instead (pecheck spec from-hf prints them)")
+      ->excludes(spec);
   cmd->add_option("--dtype", q.dtype, "I/O dtype: f32, f64, f16, bf16 (default f32)");
   cmd->add_option("--working", q.working, "the implementation's working precision: f32 or f64 (default: f32, or f64 for --dtype f64)");
   cmd->add_option("--tolerance", q.tolerance, "strict (direct angles only), standard, loose (4x) or the angle coefficient C itself, a number >= 1 (proofs/gate_tolerance.md)");
@@ -39,6 +44,18 @@ std::function<int()> add_gate_command(CLI::App& app) {
   cmd->add_option("--json", o->json, "write the results as JSON to FILE");
   cmd->add_option("--junit", o->junit, "write the results as JUnit XML to FILE (for CI dashboards)");
   return [o] {
+    if (!o->hf_config.empty()) {
+      // Each layer kind's spec; layers without a position (NoPE) are reported, not gated.
+      const auto checked = pe::convert::checked_specs(
+          pe::convert::layer_specs(pe::convert::read_hf_config(read_text_file(o->hf_config, "--hf-config"), o->hf_config)));
+      for (const auto& line : checked.lines) fmt::print("--hf-config {}: {}\n", o->hf_config, line);
+      if (checked.specs.empty()) {
+        fmt::print("gate: no layer of {} has a positional encoding: nothing to check\n", o->hf_config);
+        return 0;
+      }
+      o->request.specs = checked.specs;
+    }
+    if (o->request.specs.empty()) throw pe::input_error("gate: --spec or --hf-config is required");
     if (isatty(2)) {  // a progress line on a terminal only; logs and CI get the report alone
       o->request.progress = [](const std::string& check, int done, int total) {
         if (total > 0) fmt::print(stderr, "\r  {:<12} {:>6} / {:<6}", check, done, total);

@@ -92,6 +92,21 @@ std::vector<layer_spec> layer_specs(const model_positions& model) {
   return specs;
 }
 
+specs_to_check checked_specs(const std::vector<layer_spec>& specs) {
+  specs_to_check out;
+  for (const auto& s : specs) {
+    if (!s.has_position) {
+      out.lines.push_back(fmt::format("{}: no positional encoding, nothing to check", s.comment));
+      continue;
+    }
+    const std::string text = s.spec.text();
+    out.lines.push_back(fmt::format("{}: {}", s.comment, text));
+    // T5's encoder and decoder of one config may share a spec: checked once.
+    if (std::find(out.specs.begin(), out.specs.end(), text) == out.specs.end()) out.specs.push_back(text);
+  }
+  return out;
+}
+
 std::string specs_text(const std::vector<layer_spec>& specs) {
   std::string out;
   for (const auto& s : specs) {

@@ -28,6 +28,15 @@ struct layer_spec {
 // kind's source ("config.json: rope_scaling: llama3: ..."), like every reader error.
 std::vector<layer_spec> layer_specs(const model_positions& model);
 
+// What gate and audit --hf-config check: a line per entry ("<comment>: <spec>", or "<comment>: no
+// positional encoding, nothing to check" for layers without one) and the specs to check, those of
+// the layers with a position, each once.
+struct specs_to_check {
+  std::vector<std::string> lines;
+  std::vector<std::string> specs;
+};
+specs_to_check checked_specs(const std::vector<layer_spec>& specs);
+
 // The entries as text: per entry "# <comment>", "#   <note>" lines, then the canonical spec; a
 // blank line between entries.
 std::string specs_text(const std::vector<layer_spec>& specs);
