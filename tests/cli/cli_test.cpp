@@ -230,8 +230,8 @@ const bad_call bad_calls[] = {
      "pecheck: --tolerance '0.5' is not strict, standard, loose or a number C >= 1 (the angle coefficient)\n"},
     {"gate --impl-reference --spec 'alibi(heads=2)' --tolerance 8x",
      "pecheck: --tolerance '8x' is not strict, standard, loose or a number C >= 1 (the angle coefficient)\n"},
-    {"", "pecheck: a command is required (commands: list, eval, check, golden, gate, audit, diagnose)\n"},
-    {"frobnicate", "pecheck: unknown command 'frobnicate' (commands: list, eval, check, golden, gate, audit, diagnose)\n"},
+    {"", "pecheck: a command is required (commands: list, eval, check, golden, gate, audit, diagnose, spec)\n"},
+    {"frobnicate", "pecheck: unknown command 'frobnicate' (commands: list, eval, check, golden, gate, audit, diagnose, spec)\n"},
 };
 
 TEST(cli_errors, one_line_exit_2_nothing_on_stdout) { pecheck_test::expect_one_line_errors(bad_calls); }
