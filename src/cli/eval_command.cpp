@@ -6,6 +6,8 @@
 #include <limits>
 #include <memory>
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
@@ -77,10 +79,13 @@ void read_x(const std::string& op, std::vector<double> values, std::int64_t toke
   pe::store_input(t, {std::string(t.name), {tokens, heads, dim}, std::move(full)}, c.in);
 }
 
-// Positions for schemes with several position columns: rows separated by ';', each with one
-// value per column ("0,0,0;1,2,3" for mrope's t, h, w).
+// Positions as rows separated by ';', each with one value per position column ("0,0,0;1,2,3" for
+// mrope's t, h, w). With one column (rope, and rope_nd with one axis), rows ("1;2") or a plain list
+// ("1,2", "0:8") alike.
+bool rows_in(const std::string& text, std::int64_t axes) { return axes > 1 || text.find(';') != std::string::npos; }
+
 std::vector<std::int64_t> parse_position_rows(const std::string& text, std::int64_t axes, const std::string& flag) {
-  if (axes == 1) return parse_positions(text, flag);
+  if (!rows_in(text, axes)) return parse_positions(text, flag);
   std::vector<std::int64_t> out;
   size_t start = 0;
   while (start <= text.size()) {
@@ -152,7 +157,7 @@ pe::shape_bindings counted_sizes(const eval_options& o, const pe::spec& s) {
       continue;
     }
     if (text.empty()) continue;
-    const std::uint64_t rows = t->shape.position_rows && axes > 1 ? static_cast<std::uint64_t>(std::count(text.begin(), text.end(), ';')) + 1
+    const std::uint64_t rows = t->shape.position_rows && rows_in(text, axes) ? static_cast<std::uint64_t>(std::count(text.begin(), text.end(), ';')) + 1
                                                                   : count_positions(text, "--" + std::string(t->name));
     b.emplace(std::string(t->shape.dims[0]), static_cast<std::int64_t>(std::min<std::uint64_t>(rows, std::numeric_limits<std::int64_t>::max())));
   }
@@ -189,21 +194,25 @@ eval_call read_inputs(const eval_options& o, const pe::spec& s) {
   return c;
 }
 
-// .npy holds one array of binary64 values ('<f8'): refused before any work for an op with several
-// outputs (inv_freq and attention_factor: small, json or csv show both) and for MPFR precisions,
-// whose digits no NumPy type keeps (rounding them to f8 would hide the precision asked for).
-void check_npy(const eval_options& o, const pe::spec& s) {
-  if (o.format != "npy") return;
+// .npy holds binary64 values ('<f8'): refused before any work for MPFR precisions, whose digits no
+// NumPy type keeps (rounding them to f8 would hide the precision asked for). An op with several
+// outputs (inv_freq and attention_factor) writes one file per output into the directory --output
+// names; so does one output when --output is an existing directory.
+bool npy_directory(const eval_options& o, const pe::spec& s) {
+  if (o.format != "npy") return false;
   if (o.precision != 53) {
     throw pe::input_error(fmt::format("eval --format npy: --precision {} has no NumPy type; npy holds binary64 (--precision 53), json and csv any precision",
                                       o.precision));
   }
   std::vector<std::string_view> names;
   for (const auto* t : pe::outputs_of(o.op, s)) names.push_back(t->name);
-  if (names.size() != 1) {
-    throw pe::input_error(fmt::format("eval --format npy: {} has {} outputs ({}); a .npy file holds one array: use json or csv",
+  struct stat st {};
+  if (names.size() == 1) return !o.output.empty() && stat(o.output.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  if (o.output.empty()) {
+    throw pe::input_error(fmt::format("eval --format npy: {} has {} outputs ({}): give --output DIR, which gets one .npy per output",
                                       o.op, names.size(), fmt::join(names, ", ")));
   }
+  return true;
 }
 
 int run_eval(const eval_options& o) {
@@ -215,14 +224,14 @@ int run_eval(const eval_options& o) {
   if (std::find(ops.begin(), ops.end(), o.op) == ops.end()) {
     throw pe::spec_error(fmt::format("{}: op '{}' is not supported (ops: {})", s.scheme(), o.op, fmt::join(ops, ", ")));
   }
-  check_npy(o, s);
+  const bool npy_files = npy_directory(o, s);
   const pe::limit limit = value_limit(o.format, o.op);
   if (o.input.empty()) check_sizes(o.op, s, counted_sizes(o, s), limit);
   const eval_call c = read_inputs(o, s);
   check_sizes(c, s, limit);
   // Opened before the work, so that an unwritable --output fails at once.
-  output_target target(o.output);
-  const auto writer = make_writer(o.format, {o.op, s.text(), o.precision}, target);
+  output_target target(npy_files ? std::string() : o.output);
+  const auto writer = npy_files ? make_npy_directory_writer(o.output) : make_writer(o.format, {o.op, s.text(), o.precision}, target);
   const bool integers = integer_outputs_only(o.op, s);
   if (o.precision == 53 && !integers) {
     stream_eval<double>(c, s, limit, o.chunk_tokens, o.precision, *writer);
@@ -241,7 +250,8 @@ constexpr const char* eval_footer =
     "memory stays bounded (about 100 MB for 1M positions x 128 values) up to 2147483648 (2^31) values (--limit streamed_values=N). Sizes the "
     "inputs give are refused before any work. On stdout a result over 16 MiB is written as it is computed: an error "
     "mid-way leaves a partial stream and a non-zero exit; --output FILE appears only when complete. npy writes one "
-    "binary64 array ('<f8'). On a terminal, a progress line shows on stderr after a second.";
+    "binary64 array ('<f8') per output: to --output FILE (or stdout), or DIR/NAME.npy for each output when --output is a "
+    "directory (required for ops with several outputs, e.g. inv_freq). On a terminal, a progress line shows on stderr after a second.";
 
 }  // namespace
 

@@ -77,6 +77,7 @@ class table_writer final : public result_writer {
     }
   }
   void end_output() override {
+    if (head_.shape.size() == 1) return end_column();
     auto out = std::back_inserter(out_.buffer());
     const auto nc = static_cast<std::size_t>(columns(head_));
     const std::size_t width = values_.widest(1), label_width = labels_.widest(head_.row_title.size());
@@ -103,6 +104,22 @@ class table_writer final : public result_writer {
   void finish() override {}
 
  private:
+  // A 1-D output (inv_freq [pairs], a row of biases) as a column: one line per index and its
+  // value, not one line as wide as the output.
+  void end_column() {
+    const std::size_t width = values_.widest(head_.name.size());
+    const std::size_t index_width = std::max<std::size_t>(1, fmt::formatted_size("{}", std::max<std::size_t>(values_.size(), 1) - 1));
+    auto out = std::back_inserter(out_.buffer());
+    fmt::format_to(out, "{} [{}]\n{:>{}} | {:>{}}\n", head_.name, head_.shape[0], "i", index_width, head_.name, width);
+    for (std::size_t i = 0; i < values_.size(); ++i) {
+      std::string& line = out_.buffer();
+      fmt::format_to(std::back_inserter(line), "{:>{}} | ", i, index_width);
+      append_right(line, values_[i], width);
+      line += '\n';
+      out_.flush_if_full();
+    }
+  }
+
   output_target& out_;
   output_head head_;
   text_pieces values_, labels_;

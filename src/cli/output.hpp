@@ -49,6 +49,9 @@ std::unique_ptr<result_writer> make_writer(const std::string& format, const eval
 std::unique_ptr<result_writer> make_csv_writer(output_target& out);
 std::unique_ptr<result_writer> make_json_writer(const eval_head& h, output_target& out);
 std::unique_ptr<result_writer> make_npy_writer(output_target& out);
+// --format npy --output DIR: DIR/NAME.npy for each output, all appearing when the last is complete
+// (DIR is created when missing; an existing file there is an input_error).
+std::unique_ptr<result_writer> make_npy_directory_writer(const std::string& dir);
 std::int64_t columns(const output_head& h);
 void append_label(std::string& out, const output_head& h, std::int64_t row);
 

@@ -2,12 +2,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
+#include "golden/npy_reader.hpp"
 #include "support/run_pecheck.hpp"
 
 namespace {
@@ -92,6 +94,67 @@ TEST(cli_eval, position_rows_for_multimodal_rope) {
   EXPECT_EQ(bad.err, "pecheck: --pos row '0,0' has 2 values; this scheme reads 3 per token (rows split by ';')\n");
   const auto inv = run("eval inv_freq 'rope_nd(axes=[2, 2])' --format csv");
   EXPECT_EQ(inv.out, "row,inv_freq[0],inv_freq[1]\n0,1,1\nrow,attention_factor\n0,1\n");
+}
+
+// One position column (rope_nd with one axis, rope) reads rows split by ';' as a plain list does.
+TEST(cli_eval, one_column_positions_as_rows) {
+  for (const char* spec : {"rope_nd(axes=[4])", "rope(dim=4)"}) {
+    const auto rows = run(std::string("eval rotate '") + spec + "' --pos '1;2' --x 1,0,0,1 --format csv");
+    const auto list = run(std::string("eval rotate '") + spec + "' --pos 1,2 --x 1,0,0,1 --format csv");
+    EXPECT_EQ(rows.exit_code, 0) << spec << rows.err;
+    EXPECT_EQ(rows.out, list.out) << spec;
+    EXPECT_EQ(rows.out.substr(0, 29), "pos/head,y[0],y[1],y[2],y[3]\n") << spec;
+  }
+  const auto bad = run("eval rotate 'rope_nd(axes=[4])' --pos '1;2,3' --x 1,0,0,1");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "pecheck: --pos row '2,3' has 2 values; this scheme reads 1 per token (rows split by ';')\n");
+}
+
+// A 1-D output prints in the table as a column of index and value; a scalar and 2-D outputs as before.
+TEST(cli_eval, one_dimensional_outputs_print_as_a_column) {
+  const auto inv = run("eval inv_freq 'rope(dim=8)'");
+  ASSERT_EQ(inv.exit_code, 0) << inv.err;
+  EXPECT_EQ(inv.out,
+            "inv_freq rope(dim=8, base=10000, rotary_dim=8, layout=neox, truncate_low=0)  [53 bits]\n"
+            "inv_freq [4]\n"
+            "i |            inv_freq\n"
+            "0 |                   1\n"
+            "1 | 0.10000000000000001\n"
+            "2 |                0.01\n"
+            "3 |               0.001\n"
+            "attention_factor []\n"
+            "  | attention_factor\n"
+            "0 | 1\n");
+  // Eleven values: the index column widens to two digits. T5's bidirectional buckets: rel -5 is 5,
+  // rel +5 is 16 + 5 (exact below 8 per sign).
+  const auto b = run("eval bucket 't5()' --rel -5:6");
+  EXPECT_NE(b.out.find("\n i | bucket\n 0 |      5\n"), std::string::npos) << b.out;
+  EXPECT_NE(b.out.find("\n10 |     21\n"), std::string::npos) << b.out;
+}
+
+// --format npy writes one .npy per output into the --output directory for ops with several outputs
+// (and for one output when --output is a directory); nothing is left when it refuses.
+TEST(cli_eval, npy_writes_a_file_per_output_into_a_directory) {
+  const std::string dir = ::testing::TempDir() + "pecheck_npy_dir_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  const auto r = run("eval inv_freq 'rope(dim=4)' --format npy --output " + dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  // inv_freq of rope(dim=4): 1 and 10000^(-1/2) = 0.01, both exact in binary64; attention_factor 1.
+  EXPECT_EQ(pe::golden::read_npy_file(dir + "/inv_freq.npy", "inv_freq").reals, (std::vector<double>{1, 0.01}));
+  const auto factor = pe::golden::read_npy_file(dir + "/attention_factor.npy", "attention_factor");
+  EXPECT_TRUE(factor.shape.empty());
+  EXPECT_EQ(factor.reals, std::vector<double>{1});
+  const auto pe_file = run("eval encode 'sinusoidal(dim=2)' --pos 0 --format npy --output " + dir);
+  ASSERT_EQ(pe_file.exit_code, 0) << pe_file.err;
+  EXPECT_EQ(pe::golden::read_npy_file(dir + "/pe.npy", "pe").reals, (std::vector<double>{0, 1}));  // sin 0, cos 0
+  std::filesystem::remove_all(dir);
+  const auto no_dir = run("eval inv_freq 'rope(dim=4)' --format npy");
+  EXPECT_EQ(no_dir.exit_code, 2);
+  EXPECT_EQ(no_dir.err, "pecheck: eval --format npy: inv_freq has 2 outputs (inv_freq, attention_factor): give --output DIR, which gets one .npy per output\n");
+  const auto mp = run("eval inv_freq 'rope(dim=4)' --format npy --precision 64 --output " + dir);
+  EXPECT_EQ(mp.exit_code, 2);
+  EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
 // The relative-scheme done-when lines.

@@ -150,7 +150,7 @@ const bad_call bad_calls[] = {
     {"eval encode 'sinusoidal(dim=4)' --pos 0:3 --format npy --precision 80",
      "pecheck: eval --format npy: --precision 80 has no NumPy type; npy holds binary64 (--precision 53), json and csv any precision\n"},
     {"eval inv_freq 'rope(dim=8)' --format npy",
-     "pecheck: eval --format npy: inv_freq has 2 outputs (inv_freq, attention_factor); a .npy file holds one array: use json or csv\n"},
+     "pecheck: eval --format npy: inv_freq has 2 outputs (inv_freq, attention_factor): give --output DIR, which gets one .npy per output\n"},
     {"eval encode 'sinusoidal(dim=4)' --pos 0:3 --output /no/such/dir/pe.csv",
      "pecheck: --output: cannot write /no/such/dir/pe.csv\n"},
 };
