@@ -44,8 +44,9 @@ std::string comment_of(const layer_spec& entry, const std::vector<std::string>& 
   // their names would mislead.
   if (!all || names.size() == 1) {
     std::vector<std::string> named;
+    // A type name is the config's text: one short line in the comment whatever it holds.
     for (const auto& n : names)
-      if (!n.empty()) named.push_back(n);
+      if (!n.empty()) named.push_back(pe::one_line(pe::excerpt(n)));
     if (!named.empty()) parts.push_back(fmt::format("{}", fmt::join(named, " and ")));
   }
   if (!all)

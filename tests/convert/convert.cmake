@@ -31,3 +31,6 @@ shell_test(convert.audit_hf_config_reports_what_it_cannot_sweep unit
            "out=$(${convert_audit} --hf-config ${convert_fixtures}/llama4_maverick.json); status=$?; echo \"$out\"; test $status -eq 0 && echo \"$out\" | grep -qx -- '--hf-config .*: llama4_temperature(floor_scale=8192, attn_scale=0.1): no op runs position by position, nothing to sweep (pecheck gate checks it)' && test \"$(echo \"$out\" | grep -cx 'audit: PASS')\" -eq 1")
 shell_test(convert.audit_hf_config_files_need_one_spec unit
            "cd ${convert_fixtures} && out=$(${convert_audit} --hf-config gemma3_4b_it.json --json ${CMAKE_CURRENT_BINARY_DIR}/convert_audit.json 2>&1); status=$?; echo \"$out\"; test $status -eq 2 && test \"$out\" = 'pecheck: audit: --hf-config gemma3_4b_it.json gives 2 specs to sweep, and --json, --html, --baseline and --save-baseline hold one audit: audit them one at a time with --spec' && test ! -e ${CMAKE_CURRENT_BINARY_DIR}/convert_audit.json")
+# A layer type name is the config's text: a newline in it stays inside its comment line (a fuzz finding).
+shell_test(convert.layer_type_names_stay_one_line unit
+           "/usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/convert/check_fixture.py $<TARGET_FILE:pecheck> ${CMAKE_CURRENT_SOURCE_DIR}/convert/configs layer_type_with_newline")
