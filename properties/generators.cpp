@@ -106,6 +106,8 @@ const std::map<std::string, scaling_generator>& scaling_generators() {
        }}},
       {"llama3", {[](const std::string&, double factor, std::int64_t original, std::int64_t) {
          const auto low = *element<double>(1, 0.5, 2);
+         // high > low: with equal factors (Llama 4 Scout) the map jumps at the band edge, and the
+         // continuity law (properties/scaling.cpp) holds only where there is a band to blend over.
          const auto high = low * *element<double>(4, 2, 8);
          return fmt::format("llama3(factor={}, low_freq_factor={}, high_freq_factor={}, original_max={})", factor, low, high, original);
        }}},

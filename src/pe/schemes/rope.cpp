@@ -78,14 +78,16 @@ std::vector<scheme_info> scalings() {
   out.push_back(yarn);
   out.push_back({"llama3", "rope_scaling",
                  "Llama 3.1: frequencies with wavelength > original_max/low_freq_factor divided by factor, "
-                 "< original_max/high_freq_factor kept, smoothly blended between",
+                 "< original_max/high_freq_factor kept, smoothly blended between (no band when the two factors are equal)",
                  {factor_param(), real_param("low_freq_factor", "low band edge", 1.0, positive),
                   real_param("high_freq_factor", "high band edge", 4.0, positive),
                   original_max_param("original_max_position_embeddings")},
                  {},
                  [](const spec& s) {
-                   if (!(s.real("high_freq_factor") > s.real("low_freq_factor"))) {
-                     throw spec_error(fmt::format("llama3: high_freq_factor={} must be > low_freq_factor={}",
+                   // Equal factors leave no band to blend (Llama 4 Scout: both 1): every frequency is either
+                   // kept or divided, as HF computes it.
+                   if (!(s.real("high_freq_factor") >= s.real("low_freq_factor"))) {
+                     throw spec_error(fmt::format("llama3: high_freq_factor={} must be >= low_freq_factor={}",
                                                   s.real("high_freq_factor"), s.real("low_freq_factor")));
                    }
                  }});

@@ -185,12 +185,16 @@ struct rope_frequencies {
   }
 
   // Llama 3's smoothing (original / wavelength - low_freq_factor) / (high - low) of an unscaled
-  // frequency; in [0, 1] inside the middle band.
+  // frequency; in [0, 1] inside the middle band. With equal factors the band is one wavelength
+  // and the smoothing a step: 0 past it (divided), 1 at or before it (kept; HF's 0/0 there is NaN,
+  // Meta's a ZeroDivisionError: a wavelength of exactly original/low needs pi rational).
   template <class U>
   U llama3_smooth(const U& plain) const {
     const spec& sc = *scaling;
     const U lo(sc.real("low_freq_factor")), hi(sc.real("high_freq_factor")), original(sc.integer("original_max"));
-    return (original / (two_pi_in<U>() / plain) - lo) / (hi - lo);
+    const U turns = original / (two_pi_in<U>() / plain);  // original / wavelength
+    if (hi == lo) return turns >= lo ? U(1) : U(0);
+    return (turns - lo) / (hi - lo);
   }
 
   // The factor rotate multiplies cos and sin by (HF's attention_scaling; 1 without one).

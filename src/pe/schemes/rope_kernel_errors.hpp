@@ -55,6 +55,9 @@ inline double weight_error(const rope_frequencies& f, int k, double w, double pl
   // plain's error and three roundings; lo, hi are decimals (one rounding each).
   const double lo = sc.real("low_freq_factor"), hi = sc.real("high_freq_factor");
   const double turns = static_cast<double>(sc.integer("original_max")) * plain / (2 * M_PI);  // L / lambda
+  // Equal factors: w is a step, 0 or 1, and a kernel's comparison lands on the other side only
+  // where L / lambda is within its own rounding of lo: there the whole step.
+  if (hi == lo) return std::abs(turns - lo) <= turns * (plain_error + 3 * u) + u * lo ? 1 : 0;
   const double s = 1 - w;
   return (turns * (plain_error + 3 * u) + 2 * u * lo + u * std::abs(turns - lo)) / (hi - lo) +
          std::abs(s) * u * ((hi + lo) / (hi - lo) + 2);
