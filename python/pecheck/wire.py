@@ -23,6 +23,24 @@ class WireError(Exception):
     """A request that is not a frame: the process cannot stay in step with the gate."""
 
 
+# A payload is read in pieces of at most this many bytes: a buffered reader allocates a read's whole
+# size up front, so one read of a lying payload_bytes (2^62) would end in MemoryError, not in the
+# clean refusal below once the stream ends.
+_READ_PIECE = 1 << 24
+
+
+def _read_exactly(stream, size):
+    """Up to size bytes from stream: fewer only where the stream ends first."""
+    pieces, left = [], size
+    while left > 0:
+        piece = stream.read(min(left, _READ_PIECE))
+        if not piece:
+            break
+        pieces.append(piece)
+        left -= len(piece)
+    return b"".join(pieces)
+
+
 def read_frame(stream):
     """(head, payload) of the next frame on stream, or (None, b"") at the end of the stream."""
     line = stream.readline()
@@ -37,7 +55,7 @@ def read_frame(stream):
     size = head.get("payload_bytes", 0)
     if not isinstance(size, int) or isinstance(size, bool) or size < 0:
         raise WireError(f"payload_bytes {size!r} is not a byte count")
-    payload = stream.read(size) if size else b""
+    payload = _read_exactly(stream, size)
     if len(payload) != size:
         raise WireError(f"the request announces payload_bytes {size}, and the input ended after {len(payload)}")
     return head, payload
