@@ -1,5 +1,6 @@
 // What several commands share: regex options that fail with one clear line, and report files written atomically.
 #pragma once
+#include <cstdint>
 #include <regex>
 #include <string>
 
@@ -9,6 +10,10 @@
 #include "gate/implementation.hpp"
 
 namespace pecheck {
+
+// The most attention heads an op's input may have (--heads, an --input file's "heads"): more than
+// any model uses, and small enough that a head count never makes a [T, H, D] size overflow.
+constexpr std::int64_t max_heads = 4096;
 
 // The option's text as an ECMAScript regex, or an input_error "FLAG 'TEXT' is not a regular expression: why".
 std::regex option_regex(const std::string& text, const char* flag);

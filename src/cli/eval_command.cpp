@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/command_support.hpp"
 #include "cli/eval_stream.hpp"
 #include "cli/input_file.hpp"
 #include "cli/output.hpp"
@@ -137,7 +138,7 @@ void read_option(const eval_options& o, const pe::spec& s, const pe::tensor_sche
     const auto n = static_cast<std::int64_t>(values.size());
     return pe::store_input(t, {std::string(t.name), {n}, std::move(values)}, c.in);
   }
-  if (o.heads < 1 || o.heads > 4096) throw pe::input_error(fmt::format("--heads {}: use 1..4096", o.heads));
+  if (o.heads < 1 || o.heads > max_heads) throw pe::input_error(fmt::format("--heads {}: use 1..{}", o.heads, max_heads));
   read_x(o.op, parse_values(text), static_cast<std::int64_t>(c.in.pos.size()) / c.in.pos_axes, o.heads, *pe::head_dim(s), t, c);
 }
 
@@ -153,7 +154,7 @@ pe::shape_bindings counted_sizes(const eval_options& o, const pe::spec& s) {
     if (!opt || t->shape.dims.empty()) continue;
     const std::string& text = o.*(opt->text);
     if (t->kind == pe::element_kind::real) {
-      if (o.heads >= 1 && o.heads <= 4096) b.emplace("H", o.heads);
+      if (o.heads >= 1 && o.heads <= max_heads) b.emplace("H", o.heads);
       continue;
     }
     if (text.empty()) continue;

@@ -111,6 +111,7 @@ void run_chunked(const eval_call& c, const pe::spec& s, pe::limit limit, std::in
   // output whose shape only the op knows) before the rest is computed.
   std::int64_t step = chunk_tokens > 0 ? chunk_tokens : 1, rows_per_token = 0;
   output_head head;
+  bool integers = false;  // the output's kind, decided with its head on the first chunk
   for (std::int64_t first = 0; first < tokens;) {
     const std::int64_t count = std::min(step, tokens - first);
     auto outputs = pe::run_op_tokens<T>(c.op, s, part_of(c, first, count), seq_len);
@@ -121,13 +122,14 @@ void run_chunked(const eval_call& c, const pe::spec& s, pe::limit limit, std::in
       shape.at(0) = tokens;
       refuse_beyond(name, pe::saturating_product(shape), limit);
       head = head_of(c, name, shape);
+      integers = integer_output(c.op, s, name);
       rows_per_token = columns(head) > 0 ? per_token / columns(head) : 0;
       if (chunk_tokens <= 0) {
         step = std::max<std::int64_t>(1, static_cast<std::int64_t>(chunk_bytes / bytes_per_value(bits)) / std::max<std::int64_t>(per_token, 1));
       }
       w.begin_output(head);
     }
-    w.write_rows(first * rows_per_token, block_of(std::move(t), integer_output(c.op, s, name)));
+    w.write_rows(first * rows_per_token, block_of(std::move(t), integers));
     first += count;
     progress.update(first);
   }

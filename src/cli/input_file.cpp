@@ -135,9 +135,9 @@ std::optional<pe::op_tensor> read_field(const pe::tensor_schema& t, const nlohma
     auto values = read_positions(v, where, t.shape.position_rows ? axes : 1);
     return pe::op_tensor{name, {static_cast<std::int64_t>(values.size())}, std::move(values)};
   }
-  // An integer scalar (heads): any negative one (the op says why it is wrong), or up to 4096.
+  // An integer scalar (heads): any negative one (the op says why it is wrong), or up to max_heads.
   if (v.is_number_integer() && !v.is_number_unsigned()) return pe::op_tensor{name, {}, std::vector<std::int64_t>{v.get<std::int64_t>()}};
-  if (v.is_number_unsigned() && v.get<std::uint64_t>() <= 4096) return pe::op_tensor{name, {}, std::vector<std::int64_t>{v.get<std::int64_t>()}};
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() <= static_cast<std::uint64_t>(max_heads)) return pe::op_tensor{name, {}, std::vector<std::int64_t>{v.get<std::int64_t>()}};
   return std::nullopt;
 }
 
