@@ -13,6 +13,7 @@
 #include "cli/command_support.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
+#include "convert/gguf_model.hpp"
 #include "convert/hf_config.hpp"
 #include "convert/layer_specs.hpp"
 #include "pe/error.hpp"
@@ -78,7 +79,7 @@ pe::audit::audit_profile sweep(pe::audit::audit_request& q, bool bench) {
 std::function<int()> add_audit_command(CLI::App& app) {
   struct audit_cli {
     pe::audit::audit_request request;
-    std::string json, html, hf_config;
+    std::string json, html, hf_config, gguf;
     std::vector<std::string> parts;
     std::string merged_json;
     baseline_flags baseline;
@@ -89,8 +90,11 @@ std::function<int()> add_audit_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("audit", "measure an implementation's error at every position of a range, by position decade and frequency band");
   add_implementation_flags(*cmd, q.implementation);
   auto* spec = cmd->add_option("--spec", q.spec, "the spec to audit");
-  cmd->add_option("--hf-config", o->hf_config, "audit every spec of a Hugging Face config.json in turn (pecheck spec from-hf prints them)")
-      ->excludes(spec);
+  auto* hf = cmd->add_option("--hf-config", o->hf_config, "audit every spec of a Hugging Face config.json in turn (pecheck spec from-hf prints them)")
+                 ->excludes(spec);
+  cmd->add_option("--gguf", o->gguf, "audit every spec of a GGUF model file's metadata in turn (pecheck spec from-gguf prints them)")
+      ->excludes(spec)
+      ->excludes(hf);
   cmd->add_option("--dtype", q.dtype, "I/O dtype: f32, f64, f16, bf16 (default f32)");
   cmd->add_option("--working", q.working, "the implementation's working precision: f32 or f64 (default: f32, or f64 for --dtype f64)");
   cmd->add_option("--tolerance", q.tolerance, "the gate's bound the errors are measured against: strict, standard, loose or C");
@@ -114,10 +118,13 @@ std::function<int()> add_audit_command(CLI::App& app) {
       return finish(p, o->merged_json, o->html, o->baseline, true);
     }
     std::vector<std::string> specs{o->request.spec};
-    if (!o->hf_config.empty()) {
+    if (!o->hf_config.empty() || !o->gguf.empty()) {
       // Each layer kind's spec in turn; layers without a position (NoPE) are reported, not swept.
-      const auto checked = pe::convert::checked_specs(
-          pe::convert::layer_specs(pe::convert::read_hf_config(read_text_file(o->hf_config, "--hf-config"), o->hf_config)));
+      const bool gguf = !o->gguf.empty();
+      const std::string& file = gguf ? o->gguf : o->hf_config;
+      const std::string flag = gguf ? "--gguf" : "--hf-config";
+      const auto checked = pe::convert::checked_specs(pe::convert::layer_specs(
+          gguf ? pe::convert::read_gguf_file(file) : pe::convert::read_hf_config(read_text_file(file, "--hf-config"), file)));
       // The audit sweeps an op that runs position by position; a scheme without one (Llama 4's
       // temperature, ALiBi, T5) is the gate's to check.
       specs.clear();
@@ -128,20 +135,20 @@ std::function<int()> add_audit_command(CLI::App& app) {
       }
       const bool files = !o->json.empty() || !o->html.empty() || !o->baseline.compare.empty() || !o->baseline.save.empty();
       if (specs.size() > 1 && files) {
-        throw pe::input_error(fmt::format("audit: --hf-config {} gives {} specs to sweep, and --json, --html, --baseline and --save-baseline "
+        throw pe::input_error(fmt::format("audit: {} {} gives {} specs to sweep, and --json, --html, --baseline and --save-baseline "
                                           "hold one audit: audit them one at a time with --spec",
-                                          o->hf_config, specs.size()));
+                                          flag, file, specs.size()));
       }
-      for (const auto& line : checked.lines) fmt::print("--hf-config {}: {}\n", o->hf_config, line);
+      for (const auto& line : checked.lines) fmt::print("{} {}: {}\n", flag, file, line);
       for (const auto& text : unswept) {
-        fmt::print("--hf-config {}: {}: no op runs position by position, nothing to sweep (pecheck gate checks it)\n", o->hf_config, text);
+        fmt::print("{} {}: {}: no op runs position by position, nothing to sweep (pecheck gate checks it)\n", flag, file, text);
       }
       if (specs.empty()) {
-        fmt::print("audit: no layer of {} has a spec to sweep: nothing to audit\n", o->hf_config);
+        fmt::print("audit: no layer of {} has a spec to sweep: nothing to audit\n", file);
         return 0;
       }
     }
-    if (specs.front().empty()) throw pe::input_error("audit: --spec or --hf-config is required");
+    if (specs.front().empty()) throw pe::input_error("audit: --spec, --hf-config or --gguf is required");
     // A baseline that cannot be read stops the audit before it sweeps.
     if (!o->baseline.compare.empty()) pe::gate::read_baseline(o->baseline.compare, pe::audit::audit_baseline_header);
     int status = 0;

@@ -34,3 +34,6 @@ shell_test(convert.audit_hf_config_files_need_one_spec unit
 # A layer type name is the config's text: a newline in it stays inside its comment line (a fuzz finding).
 shell_test(convert.layer_type_names_stay_one_line unit
            "/usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/convert/check_fixture.py $<TARGET_FILE:pecheck> ${CMAKE_CURRENT_SOURCE_DIR}/convert/configs layer_type_with_newline")
+
+# spec from-gguf and gate/audit --gguf.
+include(${CMAKE_CURRENT_SOURCE_DIR}/convert/gguf.cmake)

@@ -1,0 +1,28 @@
+// The llama.cpp architectures whose GGUF metadata pecheck reads, each with the rotation its kernel applies and where that comes from.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pe::convert {
+
+// llama.cpp's position handling of an architecture (its llama_rope_type, or ALiBi).
+enum class gguf_positions {
+  norm,   // LLAMA_ROPE_TYPE_NORM: adjacent pairs (2i, 2i + 1); pecheck layout=gptj
+  neox,   // LLAMA_ROPE_TYPE_NEOX: pairs (i, i + r/2); pecheck layout=neox
+  mrope,  // LLAMA_ROPE_TYPE_MROPE: neox pairs, each reading the t, h or w position by dimension_sections
+  alibi,  // LLAMA_ROPE_TYPE_NONE with ALiBi in the attention's softmax (max_alibi_bias)
+};
+
+struct gguf_arch {
+  std::string_view name;  // general.architecture
+  gguf_positions positions;
+};
+
+// The architecture named by general.architecture; nullptr for one pecheck does not know.
+const gguf_arch* find_gguf_arch(std::string_view name);
+std::vector<std::string_view> known_gguf_archs();
+// The note saying which rotation llama.cpp's kernel applies and why that is the spec's layout.
+std::string gguf_layout_note(const gguf_arch& arch);
+
+}  // namespace pe::convert
