@@ -58,7 +58,7 @@ class arch_keys {
     const gguf_value* v = find(suffix);
     if (!v) return std::nullopt;
     if (v->type == gguf_type::array) fail(key(suffix), fmt::format("an array of {} values (one per layer): pecheck reads one value", v->count));
-    if (!is_integer(v->type)) fail(key(suffix), fmt::format("a {}, not an integer", type_name(v->type)));
+    if (!is_integer(v->type)) fail(key(suffix), fmt::format("of type {}, not an integer", type_name(v->type)));
     if (v->too_big || v->integer < 0) fail(key(suffix), fmt::format("{}{}: not a count", v->too_big ? "over 2^63 " : "", v->too_big ? "" : std::to_string(v->integer)));
     return v->integer;
   }
@@ -73,7 +73,7 @@ class arch_keys {
   std::optional<double> real(std::string_view suffix) const {
     const gguf_value* v = find(suffix);
     if (!v) return std::nullopt;
-    if (!is_real(v->type)) fail(key(suffix), fmt::format("a {}, not a number", type_name(v->type)));
+    if (!is_real(v->type)) fail(key(suffix), fmt::format("of type {}, not a number", type_name(v->type)));
     const double x = is_integer(v->type) ? static_cast<double>(v->integer) : v->real;
     if (!std::isfinite(x)) fail(key(suffix), fmt::format("{}: not a finite number", x));
     return x;
@@ -83,7 +83,7 @@ class arch_keys {
   std::optional<std::string> text_of(const std::string& full) const {
     const auto it = m_.values.find(full);
     if (it == m_.values.end()) return std::nullopt;
-    if (it->second.type != gguf_type::string) fail(full, fmt::format("a {}, not a string", type_name(it->second.type)));
+    if (it->second.type != gguf_type::string) fail(full, fmt::format("of type {}, not a string", type_name(it->second.type)));
     return it->second.text;
   }
 

@@ -99,6 +99,8 @@ FILES = {
     "error_unknown_arch": model("gemma3", llama_like(32768, 2560, 34, 8, 4, [("rope.freq_base", F32, 1000000.0)])),
     "error_missing_block_count": model("llama", [("context_length", U32, 4096), ("embedding_length", U32, 4096), ("attention.head_count", U32, 32)]),
     "error_unknown_scaling_type": model("qwen2", llama_like(32768, 3584, 28, 28, 4, [("rope.scaling.type", STRING, "magic"), ("rope.scaling.factor", F32, 2.0)])),
+    # A base written as a string.
+    "error_freq_base_string": model("qwen2", llama_like(32768, 3584, 28, 28, 4, [("rope.freq_base", STRING, "1e6")])),
     # Phi-3 mini 128k: its LongRoPE factors are tensors, only original_context_length says so.
     "error_phi3_longrope": model("phi3", llama_like(131072, 3072, 32, 32, 32, [("rope.dimension_count", U32, 96), ("rope.freq_base", F32, 10000.0),
                                                                               ("rope.scaling.original_context_length", U32, 4096)])),
