@@ -12,6 +12,7 @@
 
 #include "pe/bounded_json.hpp"
 #include "pe/error.hpp"
+#include "pe/exact_number.hpp"
 #include "pe/limits.hpp"
 
 namespace pe {
@@ -113,8 +114,13 @@ class text_parser {
     } guard{depth_};
     skip_ws();
     const char c = peek();
+    const size_t start = pos_;
     if (c == '[') return parse_list();
-    if (std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.') return parse_number();
+    if (c == '(') return parse_expression(start);
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.') {
+      raw_value number = parse_number();
+      return continues_expression() ? parse_expression(start) : number;
+    }
     if (ident_start(c)) {
       std::string w = parse_ident("expected a value");
       skip_ws();
@@ -124,9 +130,36 @@ class text_parser {
         auto nested = std::make_shared<raw_spec>(parse_args(std::move(inner)));
         return {raw_value::nested, w + "(...)", {}, nested};
       }
+      if (continues_expression()) return parse_expression(start);
       return {raw_value::word, w, {}, nullptr};
     }
     fail("expected a value");
+  }
+
+  // An operator after a number or a word makes the value an expression (2*pi, pi/4): text that
+  // was a syntax error before; everything that parsed before parses as before.
+  bool continues_expression() {
+    skip_ws();
+    const char c = peek();
+    return c == '+' || c == '-' || c == '*' || c == '/';
+  }
+
+  // An expression's text, from `start` to the ',', ']' or unmatched ')' that ends it: its grammar
+  // is checked when the parameter resolves (exact_number.hpp), where its errors name the parameter.
+  raw_value parse_expression(size_t start) {
+    pos_ = start;
+    int open = 0;
+    while (!at_end()) {
+      const char c = s_[pos_];
+      if (c == ')' && open == 0) break;
+      if (c == '(') ++open;
+      else if (c == ')') --open;
+      else if (!ident_char(c) && std::string_view(".+-*/ \t\n").find(c) == std::string_view::npos) break;
+      ++pos_;
+    }
+    std::string text(s_.substr(start, pos_ - start));
+    text.erase(text.find_last_not_of(" \t\n") + 1);
+    return {raw_value::number, std::move(text), {}, nullptr};
   }
 
   raw_value parse_number() {
@@ -289,7 +322,37 @@ std::optional<double> as_double(const raw_value& v) {
 
 spec resolve(const raw_spec& raw, const std::string& family, const std::string& context);
 
-value resolve_value(const param_info& p, const raw_value& v, const std::string& where) {
+// A real as a spec holds it: its correctly rounded double and, where an expression was written,
+// the expression.
+struct real_reading {
+  double rounded;
+  std::shared_ptr<const exact_number> expression;
+};
+
+// Text read as an expression rather than "not a number": pi, or anything with a digit, an
+// operator or a parenthesis (a bare word such as abc keeps its old message).
+bool reads_as_expression(const raw_value& v) {
+  return (v.kind == raw_value::number || v.kind == raw_value::word) &&
+         (v.text == "pi" || v.text.find_first_of("0123456789.+-*/()") != std::string::npos);
+}
+
+// A plain number as before (the double nearest its text), else an expression: its errors are one
+// line naming the parameter ("rope: freqs[0]: 'pi/' ends after '/'").
+std::optional<real_reading> read_real(const raw_value& v, const std::string& what) {
+  if (const auto d = as_double(v)) return real_reading{*d, nullptr};
+  if (!reads_as_expression(v)) return std::nullopt;
+  try {
+    auto e = exact_number::parse(v.text);
+    const double rounded = e->nearest_double();
+    if (e->is_plain_number()) return real_reading{rounded, nullptr};
+    return real_reading{rounded, std::move(e)};
+  } catch (const spec_error& err) {
+    throw spec_error(fmt::format("{}: {}", what, err.what()));
+  }
+}
+
+value resolve_value(const param_info& p, const raw_value& v, const std::string& where,
+                    std::vector<spec::written_expression>& expressions) {
   auto bad = [&](std::string_view why) {
     return spec_error(fmt::format("{}: {}={} {}", where, p.name, v.display.empty() ? v.text : v.display, why));
   };
@@ -305,10 +368,11 @@ value resolve_value(const param_info& p, const raw_value& v, const std::string& 
       throw bad("is not an integer");
     }
     case param_kind::real: {
-      const auto d = as_double(v);
-      if (!d) throw bad("is not a number");
-      if (!std::isfinite(*d)) throw bad("is not finite");
-      return *d;
+      const auto r = read_real(v, fmt::format("{}: {}", where, p.name));
+      if (!r) throw bad("is not a number");
+      if (!std::isfinite(r->rounded)) throw bad("is not finite");
+      if (r->expression) expressions.push_back({p.name, spec::no_item, r->expression});
+      return r->rounded;
     }
     case param_kind::boolean:
       if (v.kind == raw_value::word && (v.text == "true" || v.text == "false")) return v.text == "true";
@@ -322,10 +386,11 @@ value resolve_value(const param_info& p, const raw_value& v, const std::string& 
       if (v.kind != raw_value::list) throw bad("is not a list like [1, 2.5]");
       real_list out;
       for (const auto& item : v.items) {
-        const auto d = as_double(item);
-        if (!d) throw bad(fmt::format("has '{}', which is not a number", item.text));
-        if (!std::isfinite(*d)) throw bad(fmt::format("has {}, which is not finite", item.text));
-        out.push_back(*d);
+        const auto r = read_real(item, fmt::format("{}: {}[{}]", where, p.name, out.size()));
+        if (!r) throw bad(fmt::format("has '{}', which is not a number", item.text));
+        if (!std::isfinite(r->rounded)) throw bad(fmt::format("has {}, which is not finite", item.text));
+        if (r->expression) expressions.push_back({p.name, out.size(), r->expression});
+        out.push_back(r->rounded);
       }
       return out;
     }
@@ -365,6 +430,7 @@ spec resolve(const raw_spec& raw, const std::string& family, const std::string& 
       if (raw.args[j].first == key) throw spec_error(fmt::format("{}: key '{}' given twice", where, key));
   }
   std::vector<std::pair<std::string, value>> values;
+  std::vector<spec::written_expression> expressions;
   for (const auto& p : info->params) {
     const auto it = std::find_if(raw.args.begin(), raw.args.end(), [&](const auto& a) { return a.first == p.name; });
     if (it == raw.args.end()) {
@@ -372,7 +438,7 @@ spec resolve(const raw_spec& raw, const std::string& family, const std::string& 
       else if (!p.optional) throw spec_error(fmt::format("{}: {} is required ({})", where, p.name, p.doc));
       continue;
     }
-    value v = resolve_value(p, it->second, where);
+    value v = resolve_value(p, it->second, where, expressions);
     if (p.check) {
       const std::string why = p.check(v);
       // The value as written: "base=1e-400 must be > 1", not the "0" it became.
@@ -384,15 +450,21 @@ spec resolve(const raw_spec& raw, const std::string& family, const std::string& 
     values.emplace_back(p.name, std::move(v));
   }
   if (info->complete) info->complete(values);
-  spec s(*info, std::move(values));
+  spec s(*info, std::move(values), std::move(expressions));
   if (info->validate) info->validate(s);
   return s;
 }
 
 }  // namespace
 
-spec::spec(const scheme_info& info, std::vector<std::pair<std::string, value>> values)
-    : info_(&info), values_(std::move(values)) {}
+spec::spec(const scheme_info& info, std::vector<std::pair<std::string, value>> values, std::vector<written_expression> expressions)
+    : info_(&info), values_(std::move(values)), expressions_(std::move(expressions)) {}
+
+std::shared_ptr<const exact_number> spec::expression(std::string_view key, std::size_t item) const {
+  for (const auto& e : expressions_)
+    if (e.key == key && e.item == item) return e.expression;
+  return nullptr;
+}
 
 bool spec::has(std::string_view key) const {
   return std::any_of(values_.begin(), values_.end(), [&](const auto& kv) { return kv.first == key; });
@@ -411,9 +483,30 @@ const std::string& spec::choice(std::string_view key) const { return std::get<st
 const real_list& spec::reals(std::string_view key) const { return std::get<real_list>(at(key)); }
 const spec& spec::nested(std::string_view key) const { return *std::get<std::shared_ptr<const spec>>(at(key)); }
 
+namespace {
+// A real or a real list's item as canonical text: its expression where one was written, else the
+// number as value_text prints it.
+std::string real_text(const spec& s, const std::string& key, std::size_t item, double x) {
+  const auto e = s.expression(key, item);
+  return e ? e->text() : fmt::format("{}", x);
+}
+}  // namespace
+
 std::string spec::text() const {
   std::vector<std::string> parts;
-  for (const auto& [key, v] : values_) parts.push_back(key + "=" + value_text(v));
+  for (const auto& [key, v] : values_) {
+    std::string written;
+    if (const auto* x = std::get_if<double>(&v)) {
+      written = real_text(*this, key, no_item, *x);
+    } else if (const auto* list = std::get_if<real_list>(&v)) {
+      std::vector<std::string> items;
+      for (std::size_t i = 0; i < list->size(); ++i) items.push_back(real_text(*this, key, i, (*list)[i]));
+      written = fmt::format("[{}]", fmt::join(items, ", "));
+    } else {
+      written = value_text(v);
+    }
+    parts.push_back(key + "=" + written);
+  }
   return fmt::format("{}({})", scheme(), fmt::join(parts, ", "));
 }
 
@@ -423,8 +516,20 @@ nlohmann::ordered_json spec::json() const {
   for (const auto& [key, v] : values_) {
     std::visit([&, &k = key](const auto& x) {
       using X = std::decay_t<decltype(x)>;
-      if constexpr (std::is_same_v<X, std::shared_ptr<const spec>>) j[k] = x->json();
-      else j[k] = x;
+      if constexpr (std::is_same_v<X, std::shared_ptr<const spec>>) {
+        j[k] = x->json();
+      } else if constexpr (std::is_same_v<X, double>) {  // an expression as its text: "base": "1e4*pi"
+        if (const auto e = expression(k)) j[k] = e->text();
+        else j[k] = x;
+      } else if constexpr (std::is_same_v<X, real_list>) {  // "freqs": ["pi/4", 0.5]
+        j[k] = nlohmann::ordered_json::array();
+        for (std::size_t i = 0; i < x.size(); ++i) {
+          if (const auto e = expression(k, i)) j[k].push_back(e->text());
+          else j[k].push_back(x[i]);
+        }
+      } else {
+        j[k] = x;
+      }
     }, v);
   }
   return j;

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "pe/error.hpp"
+#include "pe/exact_number.hpp"
 #include "pe/phase.hpp"
 #include "pe/schemes/rotation.hpp"
 #include "pe/scalar.hpp"
@@ -54,12 +55,17 @@ struct rope_frequencies {
   // frequencies (dynamic beyond original_max, longrope's long factors), so that calls of other
   // lengths share one cached table (frequency_cache.hpp).
   std::optional<std::int64_t> seq_len;
+  // base and freqs as written where they are expressions (base=1e4*pi, freqs=[pi/4]), else null:
+  // the MPFR path reads them exactly, binary formats read base and *freqs, their rounded doubles.
+  std::shared_ptr<const exact_number> exact_base;
+  std::vector<std::shared_ptr<const exact_number>> exact_freqs;
 
   static rope_frequencies of(const spec& s, std::optional<std::int64_t> call_seq_len) {
     rope_frequencies f;
     f.rotary = s.integer("rotary_dim");
     f.base = s.real("base");
-    if (s.has("freqs")) f.freqs = &s.reals("freqs");
+    f.exact_base = s.expression("base");
+    if (s.has("freqs")) f.freqs = &s.reals("freqs"), f.exact_freqs = item_expressions(s, "freqs");
     f.zeroed = static_cast<std::int64_t>(std::floor(s.real("truncate_low") * static_cast<double>(f.rotary / 2)));
     if (s.has("scaling")) {
       f.scaling = &s.nested("scaling");
@@ -78,9 +84,12 @@ struct rope_frequencies {
 
   // Every field omega and attention_factor read, so that equal keys mean equal frequencies
   // (frequency_cache.hpp): a new field must join the key.
+  // Expressions join it by their text: pi/4 and its rounded double are different frequencies.
   std::string cache_key() const {
-    return fmt::format("rope:{}:{:a}:{}:{}:{}:{}", rotary, base, freqs ? fmt::format("{:a}", fmt::join(*freqs, ",")) : "-", zeroed,
-                       scaling ? scaling->text() : "-", seq_len ? std::to_string(*seq_len) : "-");
+    std::string exact = exact_base ? exact_base->text() : "-";
+    for (const auto& e : exact_freqs) exact += "," + (e ? e->text() : "");
+    return fmt::format("rope:{}:{:a}:{}:{}:{}:{}:{}", rotary, base, freqs ? fmt::format("{:a}", fmt::join(*freqs, ",")) : "-", zeroed,
+                       scaling ? scaling->text() : "-", seq_len ? std::to_string(*seq_len) : "-", exact);
   }
 
   template <class U>
@@ -93,19 +102,20 @@ struct rope_frequencies {
     if (!scaling) return plain;
     const spec& sc = *scaling;
     const std::string& kind = sc.scheme();
-    if (kind == "linear") return plain / U(sc.real("factor"));
+    if (kind == "linear") return plain / real_as<U>(sc, "factor");
     if (kind == "ntk") {  // static NTK-aware: base * factor^(d/(d-2))
-      return geometric(U(base) * pow(U(sc.real("factor")), r / (r - U(2))));
+      return geometric(base_as<U>() * pow(real_as<U>(sc, "factor"), r / (r - U(2))));
     }
     if (kind == "dynamic") {  // HF dynamic NTK, stateless: rescaled only while seq_len > original_max
       const std::int64_t original = sc.integer("original_max");
       if (!seq_len || *seq_len <= original) return plain;
-      const U f(sc.real("factor"));
-      return geometric(U(base) * pow(f * length_value<U>(*seq_len) / U(original) - (f - U(1)), r / (r - U(2))));
+      const U f = real_as<U>(sc, "factor");
+      return geometric(base_as<U>() * pow(f * length_value<U>(*seq_len) / U(original) - (f - U(1)), r / (r - U(2))));
     }
     if (kind == "llama3") {  // Meta/HF smoothing between the two wavelength bands
-      const U f(sc.real("factor")), lo(sc.real("low_freq_factor")), hi(sc.real("high_freq_factor"));
+      const U f = real_as<U>(sc, "factor");
       const U original(sc.integer("original_max"));
+      const U lo = real_as<U>(sc, "low_freq_factor"), hi = real_as<U>(sc, "high_freq_factor");
       const U wavelength = two_pi_in<U>() / plain;
       if (wavelength > original / lo) return plain / f;    // strictly longer than the low band: interpolate
       if (wavelength < original / hi) return plain;        // strictly shorter than the high band: keep
@@ -113,13 +123,13 @@ struct rope_frequencies {
       return (U(1) - s) * plain / f + s * plain;
     }
     if (kind == "yarn") {
-      const U f(sc.real("factor"));
+      const U f = real_as<U>(sc, "factor");
       const U ramp = std::clamp(yarn_ramp<U>(i), U(0), U(1));  // 0: extrapolate, 1: interpolate
       return plain / f * ramp + plain * (U(1) - ramp);
     }
     if (kind == "longrope") {  // long factors once the sequence outgrows original_max
       const bool use_long = seq_len && *seq_len > sc.integer("original_max");
-      return plain / U(sc.reals(use_long ? "long_factor" : "short_factor")[i]);
+      return plain / real_item_as<U>(sc, use_long ? "long_factor" : "short_factor", static_cast<std::size_t>(i));
     }
     throw spec_error(fmt::format("rope: scaling '{}' has no frequency law", kind));
   }
@@ -140,7 +150,14 @@ struct rope_frequencies {
   template <class U>
   U omega_unscaled(int i) const {
     using std::pow;
-    return freqs ? U((*freqs)[i]) : pow(U(base), U(-2 * i) / U(rotary));
+    if (!freqs) return pow(base_as<U>(), U(-2 * i) / U(rotary));
+    const auto item = static_cast<std::size_t>(i);
+    return exact_or<U>(item < exact_freqs.size() ? exact_freqs[item] : nullptr, (*freqs)[item]);
+  }
+  // base in U: exact at MPFR precision where it was written as an expression.
+  template <class U>
+  U base_as() const {
+    return exact_or<U>(exact_base, base);
   }
 
   // YaRN's correction range [low, high] in pair indices before any truncation or clamping:
@@ -150,10 +167,10 @@ struct rope_frequencies {
     using std::log;
     const spec& sc = *scaling;
     const U r(rotary), original(sc.integer("original_max"));
-    const auto correction_dim = [&](double rotations) {
-      return r * log(original / (U(rotations) * two_pi_in<U>())) / (U(2) * log(U(base)));
+    const auto correction_dim = [&](const U& rotations) {
+      return r * log(original / (rotations * two_pi_in<U>())) / (U(2) * log(base_as<U>()));
     };
-    return {correction_dim(sc.real("beta_fast")), correction_dim(sc.real("beta_slow"))};
+    return {correction_dim(real_as<U>(sc, "beta_fast")), correction_dim(real_as<U>(sc, "beta_slow"))};
   }
   // Whether YaRN floors low and ceils high (ggml always; HF unless truncate=false).
   bool yarn_truncates() const { return scaling->choice("magnitude") == "ggml" || scaling->boolean("truncate"); }
@@ -191,7 +208,7 @@ struct rope_frequencies {
   template <class U>
   U llama3_smooth(const U& plain) const {
     const spec& sc = *scaling;
-    const U lo(sc.real("low_freq_factor")), hi(sc.real("high_freq_factor")), original(sc.integer("original_max"));
+    const U lo = real_as<U>(sc, "low_freq_factor"), hi = real_as<U>(sc, "high_freq_factor"), original(sc.integer("original_max"));
     const U turns = original / (two_pi_in<U>() / plain);  // original / wavelength
     if (hi == lo) return turns >= lo ? U(1) : U(0);
     return (turns - lo) / (hi - lo);
@@ -205,25 +222,25 @@ struct rope_frequencies {
     if (!scaling) return U(1);
     const spec& sc = *scaling;
     if (sc.scheme() == "yarn") {
-      const U f(sc.real("factor"));
+      const U f = real_as<U>(sc, "factor");
       if (sc.choice("magnitude") == "ggml") {
         // ggml's rope_yarn multiplies its attn_factor by 1 + 0.1 ln(1/freq_scale) itself,
         // with no clamp for factor < 1 (llama.cpp divides it back out; HF never applies it).
-        const U given = sc.has("attention_factor") ? U(sc.real("attention_factor")) : U(1);
+        const U given = sc.has("attention_factor") ? real_as<U>(sc, "attention_factor") : U(1);
         return given * (U(1) + log(f) / U(10));
       }
-      if (sc.has("attention_factor")) return U(sc.real("attention_factor"));
+      if (sc.has("attention_factor")) return real_as<U>(sc, "attention_factor");
       const auto mscale = [&](const U& m) { return f <= U(1) ? U(1) : m * log(f) / U(10) + U(1); };
       const bool ratio = sc.has("mscale") && sc.has("mscale_all_dim") && sc.real("mscale") != 0 &&
                          sc.real("mscale_all_dim") != 0;
-      if (ratio) return mscale(U(sc.real("mscale"))) / mscale(U(sc.real("mscale_all_dim")));
+      if (ratio) return mscale(real_as<U>(sc, "mscale")) / mscale(real_as<U>(sc, "mscale_all_dim"));
       return mscale(U(1));
     }
     if (sc.scheme() == "longrope") {
-      if (sc.has("attention_factor")) return U(sc.real("attention_factor"));
+      if (sc.has("attention_factor")) return real_as<U>(sc, "attention_factor");
       const U original(sc.integer("original_max"));
       // HF v5: an explicit factor, else max_position_embeddings / original_max_position_embeddings.
-      const U f = sc.has("factor") ? U(sc.real("factor")) : U(sc.integer("max_pos")) / original;
+      const U f = sc.has("factor") ? real_as<U>(sc, "factor") : U(sc.integer("max_pos")) / original;
       return f <= U(1) ? U(1) : sqrt(U(1) + log(f) / log(original));
     }
     return U(1);

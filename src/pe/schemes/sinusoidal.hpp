@@ -4,6 +4,7 @@
 #include <optional>
 #include <span>
 
+#include "pe/exact_number.hpp"
 #include "pe/float_format.hpp"
 #include "pe/phase.hpp"
 #include "pe/scalar.hpp"
@@ -21,17 +22,21 @@ struct sinusoidal_frequencies {
   std::int64_t dim;
   double base;
   bool fairseq;
+  // base as written where it is an expression (1e4*pi), else null: read exactly at MPFR precision.
+  std::shared_ptr<const exact_number> exact_base;
 
   static sinusoidal_frequencies of(const spec& s) {
-    return {s.integer("dim"), s.real("base"), s.choice("layout") == "fairseq"};
+    return {s.integer("dim"), s.real("base"), s.choice("layout") == "fairseq", s.expression("base")};
   }
   // Every field omega reads (frequency_cache.hpp).
-  std::string cache_key() const { return fmt::format("sinusoidal:{}:{:a}:{}", dim, base, fairseq); }
+  std::string cache_key() const {
+    return fmt::format("sinusoidal:{}:{:a}:{}:{}", dim, base, fairseq, exact_base ? exact_base->text() : "-");
+  }
   template <class U>
   U omega(int i) const {
     using std::pow;
     const U exponent = fairseq ? U(-i) / U(dim / 2 - 1) : U(-2 * i) / U(dim);
-    return pow(U(base), exponent);
+    return pow(exact_or<U>(exact_base, base), exponent);
   }
 };
 
