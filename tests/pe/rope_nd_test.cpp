@@ -75,6 +75,15 @@ TEST(mrope, qwen3_vl_interleaves_h_and_w) {
   EXPECT_EQ(t.count(0), 1u);
 }
 
+// mrope reads an expression base exactly at MPFR precision: (1e4 pi)^(-1/2) at 256 bits, all 76
+// digits as mpmath gives them at 300 bits (a base rounded to binary64 would agree to about 16).
+TEST(mrope, an_expression_base_is_exact_at_256_bits) {
+  pe::mp_precision scope(256);
+  const auto inv = pe::run_op<pe::mp_real>("inv_freq", parse_spec("mrope(dim=4, sections=[1, 1, 0], base=1e4*pi)"), {})[0].value.data;
+  const pe::mp_real want("0.0056418958354775628694807945156077258584405062932899885684408572171064246844149341");
+  EXPECT_LT(abs(pe::mp_real(inv.at(1) - want) / want), pe::mp_real("1e-75"));
+}
+
 TEST(rope_nd, one_axis_is_rope) {
   const auto x = vectors(2, 12, 2);
   EXPECT_EQ(rotate("rope_nd(axes=[12], layout=neox)", x, {3, 1000}).data, rotate("rope(dim=12)", x, {3, 1000}).data);

@@ -66,6 +66,7 @@ inline rotation_plan<rope_frequencies> mrope_plan(const spec& s) {
   rope_frequencies freq;
   freq.rotary = dim;
   freq.base = s.real("base");
+  freq.exact_base = s.expression("base");  // an expression's exact value at MPFR precision (pe/exact_number.hpp)
   rotation_plan<rope_frequencies> plan{dim, 3, {}, freq, {}};
   add_block(plan, true, 0, dim);
   const bool interleaved = s.boolean("interleaved");
