@@ -184,6 +184,10 @@ class parser {
     auto n = std::make_shared<exact_number::node>();
     n->kind = kind::literal;
     n->literal_text = std::string(s_.substr(start, pos_ - start));
+    // Leading zeros off: GMP reads a string that starts with 0 as octal ("0.010" would be 8/1000,
+    // "0.09" an error). The spec fuzz target found it.
+    const auto first = digits.find_first_not_of('0');
+    digits = first == std::string::npos ? "0" : digits.substr(first);
     const rational mantissa{boost::multiprecision::mpz_int(digits)};
     const rational scale{boost::multiprecision::pow(boost::multiprecision::mpz_int(10), static_cast<unsigned>(std::labs(exponent)))};
     n->exact = exponent >= 0 ? rational(mantissa * scale) : rational(mantissa / scale);

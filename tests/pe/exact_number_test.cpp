@@ -76,6 +76,12 @@ TEST(exact_number, binary64_is_the_correct_rounding) {
   EXPECT_EQ(nearest("1e-320/3"), 0x0.00000000002a3p-1022);  // subnormal: rounded once, at its own ulp
   EXPECT_EQ(nearest("1e400/1e100"), 1e300);
   EXPECT_EQ(nearest("1e400"), HUGE_VAL);  // beyond binary64: infinite, as a spec then says "is not finite"
+  // Leading zeros are decimal, not octal (GMP reads "010" as 8, and "09" not at all): found by the
+  // spec fuzz target as "063829787234" throwing out of the parser.
+  EXPECT_EQ(nearest("0.010*1"), 0.01);
+  EXPECT_EQ(nearest("0.09*2"), 0.18);
+  EXPECT_EQ(nearest("063829787234*1"), 63829787234.0);
+  EXPECT_EQ(nearest("00*1"), 0.0);
 }
 
 // Near ties: 1 + 2^-53 is the midpoint of 1 and 1 + 2^-52. 256 bits then one rounding gives 1 for
