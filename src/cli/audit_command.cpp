@@ -13,8 +13,7 @@
 #include "cli/command_support.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
-#include "convert/gguf_model.hpp"
-#include "convert/hf_config.hpp"
+#include "cli/model_source.hpp"
 #include "convert/layer_specs.hpp"
 #include "pe/error.hpp"
 #include "pe/op_chunks.hpp"
@@ -79,7 +78,8 @@ pe::audit::audit_profile sweep(pe::audit::audit_request& q, bool bench) {
 std::function<int()> add_audit_command(CLI::App& app) {
   struct audit_cli {
     pe::audit::audit_request request;
-    std::string json, html, hf_config, gguf;
+    std::string json, html;
+    model_source model;
     std::vector<std::string> parts;
     std::string merged_json;
     baseline_flags baseline;
@@ -90,11 +90,7 @@ std::function<int()> add_audit_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("audit", "measure an implementation's error at every position of a range, by position decade and frequency band");
   add_implementation_flags(*cmd, q.implementation);
   auto* spec = cmd->add_option("--spec", q.spec, "the spec to audit");
-  auto* hf = cmd->add_option("--hf-config", o->hf_config, "audit every spec of a Hugging Face config.json in turn (pecheck spec from-hf prints them)")
-                 ->excludes(spec);
-  cmd->add_option("--gguf", o->gguf, "audit every spec of a GGUF model file's metadata in turn (pecheck spec from-gguf prints them)")
-      ->excludes(spec)
-      ->excludes(hf);
+  add_model_source_flags(*cmd, o->model, spec, "audit", "in turn");
   cmd->add_option("--dtype", q.dtype, "I/O dtype: f32, f64, f16, bf16 (default f32)");
   cmd->add_option("--working", q.working, "the implementation's working precision: f32 or f64 (default: f32, or f64 for --dtype f64)");
   cmd->add_option("--tolerance", q.tolerance, "the gate's bound the errors are measured against: strict, standard, loose or C");
@@ -118,13 +114,11 @@ std::function<int()> add_audit_command(CLI::App& app) {
       return finish(p, o->merged_json, o->html, o->baseline, true);
     }
     std::vector<std::string> specs{o->request.spec};
-    if (!o->hf_config.empty() || !o->gguf.empty()) {
+    if (o->model.given()) {
       // Each layer kind's spec in turn; layers without a position (NoPE) are reported, not swept.
-      const bool gguf = !o->gguf.empty();
-      const std::string& file = gguf ? o->gguf : o->hf_config;
-      const std::string flag = gguf ? "--gguf" : "--hf-config";
-      const auto checked = pe::convert::checked_specs(pe::convert::layer_specs(
-          gguf ? pe::convert::read_gguf_file(file) : pe::convert::read_hf_config(read_text_file(file, "--hf-config"), file)));
+      const std::string& file = o->model.file();
+      const std::string flag = o->model.flag();
+      const auto checked = read_model_specs(o->model);
       // The audit sweeps an op that runs position by position; a scheme without one (Llama 4's
       // temperature, ALiBi, T5) is the gate's to check.
       specs.clear();

@@ -7,8 +7,7 @@
 
 #include "cli/command_support.hpp"
 #include "cli/commands.hpp"
-#include "convert/gguf_model.hpp"
-#include "convert/hf_config.hpp"
+#include "cli/model_source.hpp"
 #include "convert/layer_specs.hpp"
 #include "gate/gate_baseline.hpp"
 #include "gate/report_printers.hpp"
@@ -20,7 +19,8 @@ namespace pecheck {
 std::function<int()> add_gate_command(CLI::App& app) {
   struct gate_cli {
     pe::gate::run_request request;
-    std::string json, junit, hf_config, gguf;
+    std::string json, junit;
+    model_source model;
     baseline_flags baseline;
   };
   auto o = std::make_shared<gate_cli>();
@@ -29,11 +29,7 @@ std::function<int()> add_gate_command(CLI::App& app) {
   add_implementation_flags(*cmd, q.implementation);
   cmd->add_flag("--bench", q.bench, "time each check, and the same checks on the in-process reference as the baseline");
   auto* spec = cmd->add_option("--spec", q.specs, "spec to check (repeatable)");
-  auto* hf = cmd->add_option("--hf-config", o->hf_config, "check every spec of a Hugging Face config.json instead (pecheck spec from-hf prints them)")
-                 ->excludes(spec);
-  cmd->add_option("--gguf", o->gguf, "check every spec of a GGUF model file's metadata instead (pecheck spec from-gguf prints them)")
-      ->excludes(spec)
-      ->excludes(hf);
+  add_model_source_flags(*cmd, o->model, spec, "check", "instead");
   cmd->add_option("--dtype", q.dtype, "I/O dtype: f32, f64, f16, bf16 (default f32)");
   cmd->add_option("--working", q.working, "the implementation's working precision: f32 or f64 (default: f32, or f64 for --dtype f64)");
   cmd->add_option("--tolerance", q.tolerance, "strict (direct angles only), standard, loose (4x) or the angle coefficient C itself, a number >= 1 (proofs/gate_tolerance.md)");
@@ -48,13 +44,11 @@ std::function<int()> add_gate_command(CLI::App& app) {
   cmd->add_option("--json", o->json, "write the results as JSON to FILE");
   cmd->add_option("--junit", o->junit, "write the results as JUnit XML to FILE (for CI dashboards)");
   return [o] {
-    if (!o->hf_config.empty() || !o->gguf.empty()) {
+    if (o->model.given()) {
       // Each layer kind's spec; layers without a position (NoPE) are reported, not gated.
-      const bool gguf = !o->gguf.empty();
-      const std::string& file = gguf ? o->gguf : o->hf_config;
-      const auto checked = pe::convert::checked_specs(pe::convert::layer_specs(
-          gguf ? pe::convert::read_gguf_file(file) : pe::convert::read_hf_config(read_text_file(file, "--hf-config"), file)));
-      for (const auto& line : checked.lines) fmt::print("{} {}: {}\n", gguf ? "--gguf" : "--hf-config", file, line);
+      const std::string& file = o->model.file();
+      const auto checked = read_model_specs(o->model);
+      for (const auto& line : checked.lines) fmt::print("{} {}: {}\n", o->model.flag(), file, line);
       if (checked.specs.empty()) {
         fmt::print("gate: no layer of {} has a positional encoding: nothing to check\n", file);
         return 0;
