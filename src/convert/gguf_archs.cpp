@@ -9,10 +9,10 @@ namespace pe::convert {
 namespace {
 
 // From llama.cpp's llama_model_rope_type() (src/llama-model.cpp), names as LLM_ARCH_NAMES spells
-// them (src/llama-arch.cpp). Only architectures whose every position setting is GGUF metadata
-// are listed: gemma3's local layers rotate with a base set in llama.cpp's code (10000), not in the
-// file, so it is left out rather than guessed; bloom and mpt are NONE there, with ALiBi applied in
-// the softmax.
+// them (src/llama-arch.cpp). gemma3 and llama4 have layers set apart in llama.cpp's code rather
+// than in the file (gguf_model.cpp reads them, citing the code); llama4's converter keeps HF's q
+// and k rows (undo_permute = False in convert_hf_to_gguf.py's Llama4Model). bloom and mpt are NONE
+// there, with ALiBi applied in the softmax.
 constexpr std::array archs{
     gguf_arch{"llama", gguf_positions::norm},      gguf_arch{"baichuan", gguf_positions::norm},
     gguf_arch{"internlm2", gguf_positions::norm},  gguf_arch{"olmo", gguf_positions::norm},
@@ -26,6 +26,8 @@ constexpr std::array archs{
     gguf_arch{"gptneox", gguf_positions::neox},    gguf_arch{"olmo2", gguf_positions::neox},
     gguf_arch{"qwen2vl", gguf_positions::mrope},   gguf_arch{"bloom", gguf_positions::alibi},
     gguf_arch{"mpt", gguf_positions::alibi},
+    gguf_arch{"gemma3", gguf_positions::neox, gguf_layering::gemma3},
+    gguf_arch{"llama4", gguf_positions::norm, gguf_layering::llama4, false},
 };
 
 }  // namespace
@@ -45,6 +47,11 @@ std::vector<std::string_view> known_gguf_archs() {
 std::string gguf_layout_note(const gguf_arch& arch) {
   switch (arch.positions) {
     case gguf_positions::norm:
+      if (!arch.permuted) {
+        return fmt::format("layout=gptj: llama.cpp rotates {} with LLAMA_ROPE_TYPE_NORM, adjacent pairs (2i, 2i + 1), on q and k rows its "
+                           "converter left as HF's, whose model rotates the same pairs (layout=gptj in spec from-hf too)",
+                           arch.name);
+      }
       // The spec describes the GGUF kernel on the GGUF file's own tensors, not HF's model.
       return fmt::format("layout=gptj: llama.cpp rotates {} with LLAMA_ROPE_TYPE_NORM, adjacent pairs (2i, 2i + 1), on the file's own q "
                          "and k weights, which its converter permuted from HF's: on HF's unpermuted weights the same model is "

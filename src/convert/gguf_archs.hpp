@@ -14,9 +14,20 @@ enum class gguf_positions {
   alibi,  // LLAMA_ROPE_TYPE_NONE with ALiBi in the attention's softmax (max_alibi_bias)
 };
 
+// How an architecture's layers differ in position handling, where llama.cpp sets it in code.
+enum class gguf_layering {
+  uniform,  // every layer alike
+  gemma3,   // sliding-window and global layers, 5 of every 6 sliding (the local ones unscaled at base 10000)
+  llama4,   // RoPE layers and every fourth layer NoPE with the query temperature
+};
+
 struct gguf_arch {
   std::string_view name;  // general.architecture
   gguf_positions positions;
+  gguf_layering layering = gguf_layering::uniform;
+  // norm only: whether llama.cpp's converter permuted HF's q and k rows for the adjacent-pair kernel
+  // (Llama) or kept them (Llama 4, whose HF model already rotates adjacent pairs).
+  bool permuted = true;
 };
 
 // The architecture named by general.architecture; nullptr for one pecheck does not know.

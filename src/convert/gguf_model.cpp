@@ -1,11 +1,10 @@
-// GGUF metadata to model_positions: llama.cpp's keys (ARCH.rope.*, head counts, ALiBi bias) read strictly, defaults named in notes.
+// GGUF metadata to model_positions: llama.cpp's keys (ARCH.rope.*, head counts, ALiBi bias) read strictly, defaults and values set in its code named in notes.
 #include "convert/gguf_model.hpp"
 
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <numeric>
 #include <optional>
 
 #include <fmt/format.h>
@@ -228,12 +227,76 @@ rotary_positions read_rotary(const arch_keys& k, const gguf_arch& arch, std::int
     }
   }
   notes.push_back(gguf_layout_note(arch));
-  if (arch.name == "llama") {
+  if (arch.name == "llama" || arch.name == "llama4") {
     notes.emplace_back("rope_freqs.weight: a Llama 3.1 or later file carries its llama3 scaling as this tensor (a divisor per frequency), not as "
                        "metadata, and this reader reads no tensors: the spec is the kernel without it (spec from-hf on the config.json gives "
                        "the scaled one)");
   }
   return r;
+}
+
+std::vector<std::int64_t> layers_where(std::int64_t layers, bool (*in)(std::int64_t)) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t i = 0; i < layers; ++i)
+    if (in(i)) out.push_back(i);
+  return out;
+}
+
+// Gemma 3: llama.cpp src/llama-model.cpp, load_hparams, LLM_ARCH_GEMMA3 sets in code, not from
+// the file, set_swa_pattern(6) (llama_hparams::set_swa_pattern, src/llama-hparams.cpp: layer il
+// slides unless il % 6 == 5) and, for the sliding layers, rope_freq_base_train_swa = 10000 and
+// rope_freq_scale_train_swa = 1; the global layers keep ARCH.rope.freq_base and rope.scaling.*.
+std::vector<layer_kind> gemma3_kinds(const arch_keys& k, const gguf_arch& arch, std::int64_t heads, std::int64_t layers, const std::string& source) {
+  const auto window = k.count("attention.sliding_window");
+  if (!window) k.fail(k.key("attention.sliding_window"), "missing: llama.cpp's Gemma 3 reads it for its sliding-window layers");
+  // Later llama.cpp reads the key as optional and makes every layer global when it is 0 or absent;
+  // earlier versions require it and keep the pattern: the versions disagree, so no guess.
+  if (*window == 0) {
+    k.fail(k.key("attention.sliding_window"), "0: llama.cpp versions differ on a Gemma 3 without sliding window (later ones make every layer "
+                                              "global at rope.freq_base, earlier ones keep 5 local layers in 6): not mapped");
+  }
+  std::vector<std::string> global_notes;
+  const rotary_positions global = read_rotary(k, arch, heads, global_notes);
+  rotary_positions local = global;
+  local.base = 10000;
+  local.scaling = {};
+  std::vector<std::string> local_notes{
+      "sliding_attention: layer i slides unless i % 6 == 5, set in llama.cpp's code, not in the file (load_hparams, LLM_ARCH_GEMMA3: "
+      "set_swa_pattern(6))",
+      "base 10000, unscaled: llama.cpp's code, not the file (load_hparams, LLM_ARCH_GEMMA3: rope_freq_base_train_swa = 10000, "
+      "rope_freq_scale_train_swa = 1)",
+      gguf_layout_note(arch)};
+  std::vector<layer_kind> kinds;
+  kinds.push_back({"", "sliding_attention", layers_where(layers, [](std::int64_t i) { return i % 6 != 5; }), local, source, std::move(local_notes)});
+  kinds.push_back({"", "full_attention", layers_where(layers, [](std::int64_t i) { return i % 6 == 5; }), global, source, std::move(global_notes)});
+  return kinds;
+}
+
+// Llama 4: llama.cpp's build_llama skips the rotation on layer il when (il + 1) %
+// n_no_rope_layer_step == 0, a step of 4 in code (llama_hparams' default, src/llama-hparams.h; no
+// GGUF key), and multiplies those layers' queries by log(floor((pos + 1) / n_attn_temp_floor_scale)
+// + 1) * f_attn_temp_scale + 1 (llm_graph_input_attn_temp::set_input, src/llama-graph.cpp), with
+// floor scale 8192 and scale 0.1 in code (llama-hparams.h defaults; later versions set them in
+// load_hparams, LLM_ARCH_LLAMA4). The rotated layers read ARCH.rope.* as Llama's do.
+std::vector<layer_kind> llama4_kinds(const arch_keys& k, const gguf_arch& arch, std::int64_t heads, std::int64_t layers, const std::string& source) {
+  // Later llama.cpp takes attention.sliding_window = 0 as a Llama 4 without NoPE layers or
+  // temperature (MobileLLM); earlier versions ignore the key.
+  if (const auto window = k.count("attention.sliding_window"); window && *window == 0) {
+    k.fail(k.key("attention.sliding_window"), "0: llama.cpp versions differ on a Llama 4 without chunked attention (later ones rotate every "
+                                              "layer with no temperature, earlier ones keep the NoPE layers): not mapped");
+  }
+  std::vector<std::string> rope_notes;
+  const rotary_positions rope = read_rotary(k, arch, heads, rope_notes);
+  std::vector<std::string> nope_notes{
+      "nope: layer i is not rotated when (i + 1) % 4 == 0, set in llama.cpp's code, not in the file (build_llama: n_no_rope_layer_step, 4 by "
+      "default in llama-hparams.h)",
+      "temperature: floor_scale 8192 and attn_scale 0.1 are llama.cpp's code, not the file (n_attn_temp_floor_scale, f_attn_temp_scale; "
+      "llm_graph_input_attn_temp scales the queries by log(floor((pos + 1) / 8192) + 1) * 0.1 + 1)"};
+  std::vector<layer_kind> kinds;
+  kinds.push_back({"", "rope", layers_where(layers, [](std::int64_t i) { return (i + 1) % 4 != 0; }), rope, source, std::move(rope_notes)});
+  kinds.push_back({"", "nope", layers_where(layers, [](std::int64_t i) { return (i + 1) % 4 == 0; }), query_temperature{8192, 0.1}, source,
+                   std::move(nope_notes)});
+  return kinds;
 }
 
 }  // namespace
@@ -251,15 +314,22 @@ model_positions gguf_model(const gguf_metadata& metadata, const std::string& fil
   const std::int64_t layers = k.positive("block_count", "the number of layers");
   check_limit(limit::list, static_cast<std::uint64_t>(layers), fmt::format("{}: {}", file, k.key("block_count")));
   const std::int64_t heads = k.positive("attention.head_count", "the number of attention heads");
-  std::vector<std::string> notes;
-  position_encoding encoding;
-  if (arch->positions == gguf_positions::alibi) encoding = read_alibi(k, heads, notes);
-  else encoding = read_rotary(k, *arch, heads, notes);
-  std::vector<std::int64_t> all(static_cast<std::size_t>(layers));
-  std::iota(all.begin(), all.end(), std::int64_t{0});
-  layer_kind kind{"", "", std::move(all), std::move(encoding), fmt::format("{}: {}", file, k.key("rope")), std::move(notes)};
-  if (arch->positions == gguf_positions::alibi) kind.source = fmt::format("{}: {}", file, k.key("attention"));
-  return model_positions{*name, {layer_stack{"", layers}}, {std::move(kind)}};
+  const std::string source = fmt::format("{}: {}", file, k.key(arch->positions == gguf_positions::alibi ? "attention" : "rope"));
+  std::vector<layer_kind> kinds;
+  if (arch->layering == gguf_layering::gemma3) {
+    kinds = gemma3_kinds(k, *arch, heads, layers, source);
+  } else if (arch->layering == gguf_layering::llama4) {
+    kinds = llama4_kinds(k, *arch, heads, layers, source);
+  } else {
+    std::vector<std::string> notes;
+    position_encoding encoding;
+    if (arch->positions == gguf_positions::alibi) encoding = read_alibi(k, heads, notes);
+    else encoding = read_rotary(k, *arch, heads, notes);
+    kinds.push_back({"", "", layers_where(layers, [](std::int64_t) { return true; }), std::move(encoding), source, std::move(notes)});
+  }
+  // A model too shallow for a pattern has a kind with no layers.
+  std::erase_if(kinds, [](const layer_kind& kind) { return kind.layers.empty(); });
+  return model_positions{*name, {layer_stack{"", layers}}, std::move(kinds)};
 }
 
 model_positions read_gguf(std::istream& in, std::uint64_t size, const std::string& file) {

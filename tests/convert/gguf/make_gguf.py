@@ -95,10 +95,30 @@ FILES = {
     "gptneox_20b": model("gptneox", [("context_length", U32, 2048), ("embedding_length", U32, 6144), ("block_count", U32, 44),
                                      ("attention.head_count", U32, 64), ("rope.dimension_count", U32, 24), ("rope.freq_base", F32, 10000.0),
                                      ("use_parallel_residual", BOOL, 1)]),
+    # Gemma 3 4B (google/gemma-3-4b-it's text_config): 34 layers, 8 heads of 256, theta 1e6 with
+    # linear scaling 8 (global layers), sliding window 1024. The layer pattern and the local base are
+    # not in the file: llama.cpp sets them in code.
+    "gemma3_4b": model("gemma3", [("context_length", U32, 131072), ("embedding_length", U32, 2560), ("block_count", U32, 34),
+                                  ("feed_forward_length", U32, 10240), ("attention.head_count", U32, 8), ("attention.head_count_kv", U32, 4),
+                                  ("attention.key_length", U32, 256), ("attention.value_length", U32, 256),
+                                  ("attention.layer_norm_rms_epsilon", F32, 1e-6), ("rope.freq_base", F32, 1000000.0),
+                                  ("attention.sliding_window", U32, 1024), ("rope.scaling.type", STRING, "linear"),
+                                  ("rope.scaling.factor", F32, 8.0)]),
+    # Llama 4 Scout 17B-16E (its text_config): 48 layers, 40 heads of 128, theta 500000; the llama3
+    # scaling goes to the rope_freqs tensor and the NoPE layers and temperature are llama.cpp's code.
+    "llama4_scout": model("llama4", [("context_length", U32, 10485760), ("embedding_length", U32, 5120), ("block_count", U32, 48),
+                                     ("feed_forward_length", U32, 16384), ("attention.head_count", U32, 40),
+                                     ("attention.head_count_kv", U32, 8), ("rope.freq_base", F32, 500000.0),
+                                     ("attention.layer_norm_rms_epsilon", F32, 1e-5), ("expert_count", U32, 16),
+                                     ("expert_used_count", U32, 1), ("vocab_size", U32, 202048), ("rope.dimension_count", U32, 128),
+                                     ("interleave_moe_layer_step", U32, 1), ("expert_feed_forward_length", U32, 8192)]),
     # Metadata errors: one line naming the key.
-    "error_unknown_arch": model("gemma3", llama_like(32768, 2560, 34, 8, 4, [("rope.freq_base", F32, 1000000.0)])),
+    "error_unknown_arch": model("deepseek2", llama_like(32768, 2560, 34, 8, 4, [("rope.freq_base", F32, 1000000.0)])),
     "error_missing_block_count": model("llama", [("context_length", U32, 4096), ("embedding_length", U32, 4096), ("attention.head_count", U32, 32)]),
     "error_unknown_scaling_type": model("qwen2", llama_like(32768, 3584, 28, 28, 4, [("rope.scaling.type", STRING, "magic"), ("rope.scaling.factor", F32, 2.0)])),
+    # Gemma 3 without its sliding window; a Llama 4 with sliding window 0 (the versions of llama.cpp disagree).
+    "error_gemma3_no_sliding_window": model("gemma3", llama_like(32768, 2560, 34, 8, 4, [("attention.key_length", U32, 256), ("rope.freq_base", F32, 1000000.0)])),
+    "error_llama4_sliding_window_0": model("llama4", llama_like(131072, 5120, 48, 40, 8, [("rope.freq_base", F32, 500000.0), ("attention.sliding_window", U32, 0)])),
     # A base written as a string.
     "error_freq_base_string": model("qwen2", llama_like(32768, 3584, 28, 28, 4, [("rope.freq_base", STRING, "1e6")])),
     # Phi-3 mini 128k: its LongRoPE factors are tensors, only original_context_length says so.
