@@ -4,14 +4,16 @@
 #include <optional>
 #include <span>
 
+#include "pe/exact_number.hpp"
 #include "pe/scalar.hpp"
 #include "pe/spec.hpp"
 #include "pe/tensor.hpp"
 
 namespace pe {
 
-// Working bits: r2 |i - j| keeps the binary64 r2 and the exact 64-bit distance (117 bits), so
-// 1 + r2 |i - j| is exact before the logarithm: 192 for stored binary formats, output + 64 for MPFR.
+// Working bits: r2 |i - j| keeps a binary64 r2 and the exact 64-bit distance (117 bits), so
+// 1 + r2 |i - j| is exact before the logarithm: 192 for stored binary formats, output + 64 for MPFR
+// (an r2 written as an expression, pi/8, is its value rounded to these bits).
 template <class T>
 unsigned kerple_wide_bits() {
   return std::is_same_v<T, mp_real> ? mp_output_bits() + 64 : 192;
@@ -30,14 +32,13 @@ tensor<T> kerple_bias(const spec& s, std::span<const std::int64_t> qpos, std::sp
   using std::pow;
   std::optional<mp_working_bits> scope;
   if constexpr (std::is_same_v<W, mp_real>) scope.emplace(kerple_wide_bits<T>());
-  const auto& r1 = s.reals("r1");
-  const auto& r2 = s.reals("r2");
   const bool power = s.choice("variant") == "power";
-  const auto heads = static_cast<std::int64_t>(r1.size());
+  const auto heads = static_cast<std::int64_t>(s.reals("r1").size());
   const auto n_q = static_cast<std::int64_t>(qpos.size()), n_k = static_cast<std::int64_t>(kpos.size());
   tensor<T> out({heads, n_q, n_k});
   for (std::int64_t h = 0; h < heads; ++h) {
-    const W a(r1[static_cast<size_t>(h)]), b(r2[static_cast<size_t>(h)]);
+    // r1 and r2 exact at MPFR precision where written as expressions (pe/exact_number.hpp).
+    const W a = real_item_as<W>(s, "r1", static_cast<size_t>(h)), b = real_item_as<W>(s, "r2", static_cast<size_t>(h));
     for (std::int64_t i = 0; i < n_q; ++i)
       for (std::int64_t j = 0; j < n_k; ++j) {
         const W distance = abs(W(qpos[i]) - W(kpos[j]));  // exact: up to 2^64 in W's >= 192 bits

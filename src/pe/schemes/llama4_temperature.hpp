@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "pe/error.hpp"
+#include "pe/exact_number.hpp"
 #include "pe/scalar.hpp"
 #include "pe/spec.hpp"
 #include "pe/tensor.hpp"
@@ -25,7 +26,7 @@ W llama4_temperature_tau(const spec& s, std::int64_t p) {
   W k;
   if constexpr (std::is_same_v<W, mp_real>) k = mp_real(block);  // exact: block < 2^64 and W has >= 128 bits
   else k = W(static_cast<double>(block));
-  return log(k + W(1)) * W(s.real("attn_scale")) + W(1);
+  return log(k + W(1)) * real_as<W>(s, "attn_scale") + W(1);  // an expression exact at MPFR precision
 }
 
 // op scale: tau at each position [T], computed wide (192 bits for stored binary formats, output

@@ -1,6 +1,7 @@
 // Axial and multimodal RoPE: rope_nd (one sub-space per position axis) and mrope (Qwen2-VL / Qwen3-VL sections).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -16,9 +17,11 @@ namespace pe {
 struct axial_frequencies {
   double base = 0;
   std::vector<std::pair<std::int64_t, std::int64_t>> local;  // per pair: (d_a, i)
+  // base as written where it is an expression (base=1e4*pi), else null: exact at MPFR precision.
+  std::shared_ptr<const exact_number> exact_base = nullptr;
   // Every field omega reads (frequency_cache.hpp).
   std::string cache_key() const {
-    std::string key = fmt::format("axial:{:a}", base);
+    std::string key = fmt::format("axial:{:a}:{}", base, exact_base ? exact_base->text() : "-");
     for (const auto& [d, i] : local) key += fmt::format(":{}/{}", d, i);
     return key;
   }
@@ -26,7 +29,7 @@ struct axial_frequencies {
   U omega(int k) const {
     using std::pow;
     const auto [d, i] = local[static_cast<size_t>(k)];
-    return pow(U(base), U(-2 * i) / U(d));
+    return pow(exact_or<U>(exact_base, base), U(-2 * i) / U(d));
   }
   template <class U>
   U attention_factor() const {
@@ -44,7 +47,7 @@ inline std::vector<std::int64_t> axis_dims(const spec& s) {
 // Axis a owns dims [d_0 + ... + d_(a-1), ... + d_a) and reads position column a.
 inline rotation_plan<axial_frequencies> rope_nd_plan(const spec& s) {
   const auto axes = axis_dims(s);
-  rotation_plan<axial_frequencies> plan{0, static_cast<int>(axes.size()), {}, {s.real("base"), {}}, {}};
+  rotation_plan<axial_frequencies> plan{0, static_cast<int>(axes.size()), {}, {s.real("base"), {}, s.expression("base")}, {}};
   const bool neox = s.choice("layout") == "neox";
   for (size_t a = 0; a < axes.size(); ++a) {
     add_block(plan, neox, plan.dim, axes[a], static_cast<int>(a));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "pe/error.hpp"
+#include "pe/exact_number.hpp"
 #include "pe/fast_kernels.hpp"
 #include "pe/parallel.hpp"
 #include "pe/phase.hpp"
@@ -45,10 +47,14 @@ enum class rotation_role { query, key };
 struct pair_magnitude {
   std::int64_t dim;  // D of the zeta law
   double gamma, scale_base;
+  // gamma and scale_base as written where they are expressions (gamma=2/5), else null: the MPFR
+  // path reads them exactly (pe/exact_number.hpp), binary formats their rounded doubles.
+  std::shared_ptr<const exact_number> exact_gamma = nullptr, exact_scale_base = nullptr;
   template <class U>
   U log_zeta(int k) const {
     using std::log;
-    return log((U(2 * k) / U(dim) + U(gamma)) / (U(1) + U(gamma)));
+    const U g = exact_or<U>(exact_gamma, gamma);
+    return log((U(2 * k) / U(dim) + g) / (U(1) + g));
   }
   template <class U>
   U at(int k, std::int64_t p, rotation_role role) const {
@@ -58,7 +64,7 @@ struct pair_magnitude {
   template <class U>
   U at_log(const U& log_zeta_k, std::int64_t p, rotation_role role) const {
     using std::exp;
-    const U exponent = U(p) / U(scale_base) * log_zeta_k;
+    const U exponent = U(p) / exact_or<U>(exact_scale_base, scale_base) * log_zeta_k;
     return exp(role == rotation_role::query ? exponent : U(0) - exponent);
   }
   // log_zeta<U>(k) for every k < pairs, at the working precision `bits` now in force: computed
@@ -71,7 +77,7 @@ struct pair_magnitude {
       return out;
     };
     if constexpr (!std::is_same_v<U, mp_real>) return compute();
-    else return *cached<std::vector<U>>(fmt::format("xpos_log_zeta|{}|{:a}|{}|{}", dim, gamma, pairs, bits), compute);
+    else return *cached<std::vector<U>>(fmt::format("xpos_log_zeta|{}|{:a}|{}|{}|{}", dim, gamma, exact_gamma ? exact_gamma->text() : "-", pairs, bits), compute);
   }
   // The largest |position| whose scales all stay within 2^(+-binades): zeta_0 is the smallest.
   std::int64_t positions_within(double binades) const {

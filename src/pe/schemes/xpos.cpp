@@ -34,9 +34,10 @@ rotary_plan xpos_plan(const spec& s) {
   rope_frequencies f;
   f.rotary = s.integer("dim");
   f.base = s.real("base");
+  f.exact_base = s.expression("base");  // expressions exact at MPFR precision (pe/exact_number.hpp)
   rotation_plan<rope_frequencies> plan{f.rotary, 1, {}, f, {}};
   add_block(plan, s.choice("layout") == "neox", 0, f.rotary);
-  plan.magnitude = pair_magnitude{f.rotary, s.real("gamma"), s.real("scale_base")};
+  plan.magnitude = pair_magnitude{f.rotary, s.real("gamma"), s.real("scale_base"), s.expression("gamma"), s.expression("scale_base")};
   return as_rotary(std::move(plan));
 }
 
