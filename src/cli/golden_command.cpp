@@ -37,7 +37,7 @@ std::function<int()> add_golden_command(CLI::App& app) {
   exp->add_option("--dtype", o->dtype, "f32 or f64")->check(CLI::IsMember({"f32", "f64"}));
   exp->add_option("--dir", o->dir, "the golden directory (default golden)");
   exp->add_option("OUT", o->out, "output directory")->required();
-  return [o, regen, verify, diff, exp] {
+  return [o, regen, verify, diff] {  // none of the three: export (a subcommand is required)
     if (regen->parsed()) {
       std::optional<std::regex> only;
       if (!o->only.empty()) only = option_regex(o->only, "--only"), pe::golden::require_selection(*only, fmt::format("--only '{}'", o->only));
