@@ -2,6 +2,7 @@
 #include "fuzz_support.hpp"
 
 #include <sstream>
+#include <vector>
 
 #include "convert/gguf_model.hpp"
 #include "convert/layer_specs.hpp"
@@ -15,9 +16,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   expect_clean([&] {
     std::istringstream in(std::string(text_of(data, size)));
     const auto model = pe::convert::read_gguf(in, size, "fuzz.gguf");
-    // One stack, one kind, every layer in it.
-    if (model.stacks.size() != 1 || model.kinds.size() != 1) broken("not one stack of one kind", model.family);
-    if (static_cast<std::int64_t>(model.kinds[0].layers.size()) != model.stacks[0].layers) broken("a layer in no kind", model.family);
+    // One stack, its layers split among non-empty kinds (gemma3: sliding and global; llama4: rope
+    // and nope): every layer in exactly one kind.
+    if (model.stacks.size() != 1 || model.kinds.empty()) broken("not one stack with kinds", model.family);
+    std::vector<int> owners(static_cast<std::size_t>(model.stacks[0].layers), 0);
+    for (const auto& kind : model.kinds) {
+      if (kind.layers.empty()) broken("a kind with no layers", model.family);
+      for (const std::int64_t layer : kind.layers) {
+        if (layer < 0 || layer >= model.stacks[0].layers) broken("a layer outside the stack", model.family);
+        ++owners[static_cast<std::size_t>(layer)];
+      }
+    }
+    for (const int n : owners)
+      if (n != 1) broken("a layer in no kind or in two", model.family);
     const auto specs = pe::convert::layer_specs(model);
     (void)pe::convert::specs_text(specs);
     (void)pe::convert::specs_json(specs).dump();
