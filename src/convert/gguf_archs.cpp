@@ -14,20 +14,22 @@ namespace {
 // and k rows (undo_permute = False in convert_hf_to_gguf.py's Llama4Model). bloom and mpt are NONE
 // there, with ALiBi applied in the softmax.
 constexpr std::array archs{
-    gguf_arch{"llama", gguf_positions::norm},      gguf_arch{"baichuan", gguf_positions::norm},
+    gguf_arch{"llama", gguf_positions::norm, gguf_layering::uniform, true, gguf_tensor_scaling::llama3_rope_freqs},
+    gguf_arch{"baichuan", gguf_positions::norm},
     gguf_arch{"internlm2", gguf_positions::norm},  gguf_arch{"olmo", gguf_positions::norm},
     gguf_arch{"granite", gguf_positions::norm},    gguf_arch{"command-r", gguf_positions::norm},
     gguf_arch{"falcon", gguf_positions::neox},     gguf_arch{"stablelm", gguf_positions::neox},
     gguf_arch{"qwen", gguf_positions::neox},       gguf_arch{"qwen2", gguf_positions::neox},
     gguf_arch{"qwen2moe", gguf_positions::neox},   gguf_arch{"qwen3", gguf_positions::neox},
     gguf_arch{"qwen3moe", gguf_positions::neox},   gguf_arch{"phi2", gguf_positions::neox},
-    gguf_arch{"phi3", gguf_positions::neox},       gguf_arch{"gemma", gguf_positions::neox},
+    gguf_arch{"phi3", gguf_positions::neox, gguf_layering::uniform, true, gguf_tensor_scaling::longrope_factors},
+    gguf_arch{"gemma", gguf_positions::neox},
     gguf_arch{"gemma2", gguf_positions::neox},     gguf_arch{"starcoder2", gguf_positions::neox},
     gguf_arch{"gptneox", gguf_positions::neox},    gguf_arch{"olmo2", gguf_positions::neox},
     gguf_arch{"qwen2vl", gguf_positions::mrope},   gguf_arch{"bloom", gguf_positions::alibi},
     gguf_arch{"mpt", gguf_positions::alibi},
     gguf_arch{"gemma3", gguf_positions::neox, gguf_layering::gemma3},
-    gguf_arch{"llama4", gguf_positions::norm, gguf_layering::llama4, false},
+    gguf_arch{"llama4", gguf_positions::norm, gguf_layering::llama4, false, gguf_tensor_scaling::llama3_rope_freqs},
 };
 
 }  // namespace

@@ -21,6 +21,13 @@ enum class gguf_layering {
   llama4,   // RoPE layers and every fourth layer NoPE with the query temperature
 };
 
+// Frequency scaling an architecture's files keep as tensors, not metadata (this reader reads no tensors).
+enum class gguf_tensor_scaling {
+  none,
+  llama3_rope_freqs,  // Llama 3.1 and later: rope_freqs.weight, a divisor per frequency (noted)
+  longrope_factors,   // Phi-3 long-context: rope_factors_long/short.weight (refused)
+};
+
 struct gguf_arch {
   std::string_view name;  // general.architecture
   gguf_positions positions;
@@ -28,6 +35,7 @@ struct gguf_arch {
   // norm only: whether llama.cpp's converter permuted HF's q and k rows for the adjacent-pair kernel
   // (Llama) or kept them (Llama 4, whose HF model already rotates adjacent pairs).
   bool permuted = true;
+  gguf_tensor_scaling tensor_scaling = gguf_tensor_scaling::none;
 };
 
 // The architecture named by general.architecture; nullptr for one pecheck does not know.

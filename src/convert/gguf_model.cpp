@@ -205,7 +205,7 @@ rotary_positions read_rotary(const arch_keys& k, const gguf_arch& arch, std::int
   r.pairs = arch.positions == gguf_positions::norm ? rotary_pairs::interleaved : rotary_pairs::rotate_half;
   r.scaling = read_scaling(k, notes);
   // Phi-3's long-context files carry their LongRoPE factors as tensors, with no scaling type.
-  if (arch.name == "phi3" && r.scaling.type == rotary_scaling::kind::none) {
+  if (arch.tensor_scaling == gguf_tensor_scaling::longrope_factors && r.scaling.type == rotary_scaling::kind::none) {
     const auto original = k.count("rope.scaling.original_context_length"), context = k.count("context_length");
     if (original && context && *original < *context) {
       k.fail(k.key("rope.scaling.original_context_length"),
@@ -227,7 +227,7 @@ rotary_positions read_rotary(const arch_keys& k, const gguf_arch& arch, std::int
     }
   }
   notes.push_back(gguf_layout_note(arch));
-  if (arch.name == "llama" || arch.name == "llama4") {
+  if (arch.tensor_scaling == gguf_tensor_scaling::llama3_rope_freqs) {
     notes.emplace_back("rope_freqs.weight: a Llama 3.1 or later file carries its llama3 scaling as this tensor (a divisor per frequency), not as "
                        "metadata, and this reader reads no tensors: the spec is the kernel without it (spec from-hf on the config.json gives "
                        "the scaled one)");
