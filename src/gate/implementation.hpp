@@ -1,5 +1,7 @@
 // An implementation under test as the gate sees it: ops by name over dtype tensors, every call isolated.
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,6 +51,13 @@ plugin_isolation parse_isolation(const std::string& name);  // "worker", "call";
 // Resident memory one plugin call may add to its worker's by default (1 GiB): implementation_flags's
 // memory_limit_mib sets another.
 constexpr std::size_t default_call_memory_bytes = std::size_t{1} << 30;
+// The address space one plugin call may add to its worker's by default (4 GiB, RLIMIT_AS), so an
+// allocation far past the memory budget fails at once instead of being touched page by page;
+// implementation_flags's address_space sets another, or none: no_address_space_limit, for plugins
+// that reserve far more address space than they use (a CUDA context reserves the GPU's memory and
+// more, and fails to start under such a cap). The resident-memory budget holds either way.
+constexpr std::size_t default_call_address_space_bytes = std::size_t{4} << 30;
+constexpr std::size_t no_address_space_limit = SIZE_MAX;
 // The failure of a call that grew past `budget` bytes; `io_bytes` (the wire's allowance for the
 // call's own inputs and outputs, held twice) is named when not 0.
 std::string out_of_memory_message(std::size_t budget, std::size_t io_bytes = 0);
@@ -62,7 +71,8 @@ std::string out_of_memory_message(std::size_t budget, std::size_t io_bytes = 0);
 // next; a crash after earlier calls is tried again in a fresh worker, to tell whose it is.
 std::unique_ptr<implementation> load_plugin(const std::string& path, int timeout_ms, int start_timeout_ms,
                                             plugin_isolation isolation = plugin_isolation::worker,
-                                            std::size_t memory_limit_bytes = default_call_memory_bytes);
+                                            std::size_t memory_limit_bytes = default_call_memory_bytes,
+                                            std::size_t address_space_bytes = default_call_address_space_bytes);
 
 // A process speaking the wire protocol (README: "The wire protocol"), started with /bin/sh -c
 // COMMAND in a process group of its own. Throws input_error (exit 2) when it does not answer
@@ -92,6 +102,10 @@ struct implementation_flags {
   int timeout_ms = 10000, start_timeout_ms = 10000;
   // A call's memory budget in MiB (--memory-limit-mib): load_plugin's and start_wire's.
   std::size_t memory_limit_mib = default_call_memory_bytes >> 20;
+  // The address space a plugin call may add, in GiB, or "unlimited" (--address-space-gib).
+  std::string address_space_gib = std::to_string(default_call_address_space_bytes >> 30);
+  // That in bytes, no_address_space_limit for "unlimited"; input_error for anything else.
+  std::size_t address_space_bytes() const;
   // The flags as a command line would repeat them (reproduce lines): "--impl 'lib.so'", ...
   std::string text() const;
 };

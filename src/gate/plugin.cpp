@@ -194,7 +194,8 @@ std::string checked_name(const control_block& c, const std::string& path) {
 // missing answer (an end, the deadline, the memory budget) ends it, and the gate says why.
 class plugin_worker {
  public:
-  plugin_worker(const std::string& path, int timeout_ms, int start_timeout_ms, std::size_t budget) : timeout_ms_(timeout_ms), budget_(budget) {
+  plugin_worker(const std::string& path, int timeout_ms, int start_timeout_ms, std::size_t budget, std::size_t address_space)
+      : timeout_ms_(timeout_ms), budget_(budget), address_space_(address_space) {
     int ends[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) throw std::runtime_error("gate: cannot create a worker's channel");
     channel_ = ends[0];
@@ -202,7 +203,7 @@ class plugin_worker {
     try {
       child_ = std::make_unique<process::child>([&] {
         close(ends[0]);
-        worker::serve(path, c, ends[1], memory_.file());
+        worker::serve(path, c, ends[1], memory_.file(), address_space);
       });
     } catch (...) {
       close(ends[0]), close(ends[1]);
@@ -239,8 +240,8 @@ class plugin_worker {
     if (past_budget(now.resident, started_.resident)) {
       return fmt::format("it held more than {} MiB of resident memory past its start", budget_ >> 20);
     }
-    if (grew_past(now.size, started_.size, worker::address_space_headroom)) {
-      return fmt::format("its address space grew past {} GiB more than its start", worker::address_space_headroom >> 30);
+    if (address_space_ != no_address_space_limit && grew_past(now.size, started_.size, address_space_)) {
+      return fmt::format("its address space grew past {} GiB more than its start", address_space_ >> 30);
     }
     return std::nullopt;
   }
@@ -391,6 +392,7 @@ class plugin_worker {
 
   int timeout_ms_;
   std::size_t budget_;
+  std::size_t address_space_;  // RLIMIT_AS headroom per call, or no_address_space_limit
   shared_memory memory_;
   int channel_ = -1;
   std::unique_ptr<process::child> child_;
@@ -403,9 +405,15 @@ class plugin_worker {
 
 class plugin final : public implementation {
  public:
-  plugin(std::string path, int timeout_ms, int start_timeout_ms, plugin_isolation isolation, std::size_t memory_limit_bytes)
-      : path_(std::move(path)), timeout_ms_(timeout_ms), start_timeout_ms_(start_timeout_ms), isolation_(isolation), memory_limit_bytes_(memory_limit_bytes) {
-    worker_ = std::make_unique<plugin_worker>(path_, timeout_ms_, start_timeout_ms_, memory_limit_bytes_);
+  plugin(std::string path, int timeout_ms, int start_timeout_ms, plugin_isolation isolation, std::size_t memory_limit_bytes,
+         std::size_t address_space_bytes)
+      : path_(std::move(path)),
+        timeout_ms_(timeout_ms),
+        start_timeout_ms_(start_timeout_ms),
+        isolation_(isolation),
+        memory_limit_bytes_(memory_limit_bytes),
+        address_space_bytes_(address_space_bytes) {
+    worker_ = std::make_unique<plugin_worker>(path_, timeout_ms_, start_timeout_ms_, memory_limit_bytes_, address_space_bytes_);
     if (const auto& failure = worker_->startup_failure()) {
       const bool deadline = failure->status == call_status::timed_out;
       throw input_error(fmt::format("--impl {}: {}{}{}", path_, failure->message, deadline ? " " : "", deadline ? where(worker_->control().stage) : ""));
@@ -454,7 +462,7 @@ class plugin final : public implementation {
   // A worker started afresh after a fault or a retirement; null if it could not load the plugin
   // (restart_failure_ says why).
   std::unique_ptr<plugin_worker> fresh_worker() {
-    auto w = std::make_unique<plugin_worker>(path_, timeout_ms_, start_timeout_ms_, memory_limit_bytes_);
+    auto w = std::make_unique<plugin_worker>(path_, timeout_ms_, start_timeout_ms_, memory_limit_bytes_, address_space_bytes_);
     if (const auto& failure = w->startup_failure()) {
       restart_failure_ = *failure;
       restart_failure_.message = "restarting the plugin's worker: " + failure->message;
@@ -478,7 +486,7 @@ class plugin final : public implementation {
   std::string path_, name_;
   int timeout_ms_, start_timeout_ms_;
   plugin_isolation isolation_;
-  std::size_t memory_limit_bytes_;
+  std::size_t memory_limit_bytes_, address_space_bytes_;
   std::unique_ptr<plugin_worker> worker_;
   call_result restart_failure_;
   std::map<std::string, int> retired_;
@@ -514,8 +522,9 @@ std::unique_ptr<implementation> declared_hung_after_deadlines(std::unique_ptr<im
 }
 
 std::unique_ptr<implementation> load_plugin(const std::string& path, int timeout_ms, int start_timeout_ms, plugin_isolation isolation,
-                                            std::size_t memory_limit_bytes) {
-  return declared_hung_after_deadlines(std::make_unique<plugin>(path, timeout_ms, start_timeout_ms, isolation, memory_limit_bytes), timeout_ms);
+                                            std::size_t memory_limit_bytes, std::size_t address_space_bytes) {
+  return declared_hung_after_deadlines(
+      std::make_unique<plugin>(path, timeout_ms, start_timeout_ms, isolation, memory_limit_bytes, address_space_bytes), timeout_ms);
 }
 
 plugin_isolation parse_isolation(const std::string& name) {

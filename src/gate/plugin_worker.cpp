@@ -109,12 +109,14 @@ struct self_files {
   }
 };
 
-// The address space may grow by the headroom from `size_pages` (a soft limit, raised again before
-// each call, within the hard limit the gate was given).
-void cap_address_space(unsigned long size_pages) {
+// The address space may grow by `headroom` bytes from `size_pages` (a soft limit, raised again
+// before each call, within the hard limit the gate was given); no_address_space_limit leaves it as
+// the gate's.
+void cap_address_space(unsigned long size_pages, std::size_t headroom) {
+  if (headroom == no_address_space_limit) return;
   rlimit limit{};
   getrlimit(RLIMIT_AS, &limit);
-  const rlim_t cap = size_pages * page_size() + address_space_headroom;
+  const rlim_t cap = size_pages * page_size() + headroom;
   limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? cap : std::min(cap, limit.rlim_max);
   setrlimit(RLIMIT_AS, &limit);
 }
@@ -122,7 +124,7 @@ void cap_address_space(unsigned long size_pages) {
 // Before any plugin code: stdout to the gate's log (the report is the gate's), first in line for the
 // OOM killer, orphans of the plugin's reparented here (so a call that leaves a process is seen), a
 // fault handler on its own stack.
-void enter(control_block& c, const self_files& self) {
+void enter(control_block& c, const self_files& self, std::size_t address_space) {
   dup2(2, 1);
   if (const int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC); fd >= 0) {
     (void)!write(fd, "1000", 4);
@@ -132,7 +134,7 @@ void enter(control_block& c, const self_files& self) {
   const auto [size, resident] = self.pages();
   c.baseline_resident_pages = resident;
   c.single_use = self.reset_peak() ? 0 : 1;
-  cap_address_space(size);
+  cap_address_space(size, address_space);
   faulting_control = &c;
   const stack_t stack{fault_stack, 0, sizeof fault_stack};
   sigaltstack(&stack, nullptr);
@@ -175,12 +177,12 @@ bool has_children() {
 
 // One call: its memory mapped between far guards, the request read, pe_impl_run called under the
 // protections, the memory unmapped again.
-void call(control_block& c, const self_files& self, int memory, run_fn run, pid_t leader) {
+void call(control_block& c, const self_files& self, int memory, run_fn run, pid_t leader, std::size_t address_space) {
   c.stage = preparing;
   std::uint64_t head[2] = {};  // the layout's bytes, the request's bytes
   if (pread(memory, head, sizeof head, 0) != static_cast<ssize_t>(sizeof head)) fail(c, "the worker cannot read the call's request");
   const std::size_t bytes = head[0], total = bytes + 2 * far_guard_bytes;
-  cap_address_space(self.pages().first);  // the headroom from now, so the reservation below fits
+  cap_address_space(self.pages().first, address_space);  // the headroom from now, so the reservation below fits
   void* reserved = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (reserved == MAP_FAILED) fail(c, fmt::format("the worker cannot reserve {} bytes for the call (address space exhausted)", total));
   auto* base = static_cast<unsigned char*>(reserved) + far_guard_bytes;
@@ -209,7 +211,7 @@ void call(control_block& c, const self_files& self, int memory, run_fn run, pid_
   }
   // The address space may grow by the headroom from here; the peak resident set starts here.
   const auto [size, resident] = self.pages();
-  cap_address_space(size);
+  cap_address_space(size, address_space);
   if (!c.single_use) c.baseline_resident_pages = resident;
   self.reset_peak();
   // The largest resident set of a child process reaped so far: one the plugin forks and waits for
@@ -241,9 +243,9 @@ void call(control_block& c, const self_files& self, int memory, run_fn run, pid_
 
 }  // namespace
 
-void serve(const std::string& path, control_block& c, int channel, int memory) {
+void serve(const std::string& path, control_block& c, int channel, int memory, std::size_t address_space) {
   const self_files self;
-  enter(c, self);
+  enter(c, self, address_space);
   const run_fn run = load(path, c);
   const pid_t leader = getpid();
   c.stage = ready;
@@ -256,7 +258,7 @@ void serve(const std::string& path, control_block& c, int channel, int memory) {
       if (errno == EINTR) continue;
       _exit(0);
     }
-    call(c, self, memory, run, leader);
+    call(c, self, memory, run, leader, address_space);
     c.stage = ready;
     c.answered = c.call_number;
     if (write(channel, "r", 1) != 1) _exit(0);

@@ -21,10 +21,6 @@ constexpr std::size_t message_bytes = 1024;
 // A write this far outside a call's memory still lands on PROT_NONE pages (reserved address space
 // only: no memory behind it).
 constexpr std::size_t far_guard_bytes = std::size_t{64} << 20;
-// The address space a worker may grow by in one call (RLIMIT_AS, set again before each call), so
-// an allocation far past the memory budget fails at once in the plugin instead of being touched
-// page by page.
-constexpr std::size_t address_space_headroom = std::size_t{4} << 30;
 constexpr unsigned char guard_value = 0xA5;
 
 // What the worker reports to the gate: shared memory mapped before the fork (the same address in
@@ -71,10 +67,10 @@ struct call_layout {
 std::size_t page_size();
 std::size_t whole_pages(std::size_t bytes);
 
-// The worker's body: enters the child (stdout to stderr, the fault handler, the address-space cap),
-// loads the plugin, reads its version and name, writes one byte on `channel`, then serves each
-// byte it reads there as a call laid out in `memory` (a memfd), answering with one byte. Never
-// returns.
-[[noreturn]] void serve(const std::string& path, control_block& control, int channel, int memory);
+// The worker's body: enters the child (stdout to stderr, the fault handler, the address-space cap:
+// `address_space` bytes of growth per call, or none for no_address_space_limit), loads the plugin,
+// reads its version and name, writes one byte on `channel`, then serves each byte it reads there
+// as a call laid out in `memory` (a memfd), answering with one byte. Never returns.
+[[noreturn]] void serve(const std::string& path, control_block& control, int channel, int memory, std::size_t address_space);
 
 }  // namespace pe::gate::worker

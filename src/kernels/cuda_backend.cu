@@ -1,5 +1,6 @@
 // The CUDA backend: the same kernel bodies as the host emulation, launched on the GPU with inputs copied in and outputs copied back.
 #include <cuda_runtime.h>
+#include <sys/resource.h>
 
 #include <cstddef>
 #include <string>
@@ -13,6 +14,25 @@ namespace pe::kernels {
 namespace {
 
 std::string failed(const char* what, cudaError_t e) { return std::string("CUDA ") + what + ": " + cudaGetErrorString(e); }
+
+// The CUDA context, made once per process: when the gate's worker loads the plugin it reads the
+// name (pe_impl_name), so the context's host memory is spent before any call's memory budget
+// starts counting. Empty when it is usable, else why not.
+const std::string& context_problem() {
+  static const std::string problem = []() -> std::string {
+    const cudaError_t e = cudaFree(nullptr);
+    if (e == cudaSuccess) return {};
+    std::string why = std::string("no usable CUDA device: ") + cudaGetErrorString(e);
+    rlimit limit{};
+    if (e != cudaErrorNoDevice && e != cudaErrorInsufficientDriver && getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+      why += " (this process's address space is capped at " + std::to_string(limit.rlim_cur >> 30) +
+             " GiB by RLIMIT_AS, and a CUDA context reserves address space for the whole GPU: gate a CUDA plugin with"
+             " --address-space-gib unlimited)";
+    }
+    return why;
+  }();
+  return problem;
+}
 
 // A launch's device arrays, freed on every path out; the first failure is kept in `error`, and
 // after it every array is null (the launch is then not made).
@@ -43,6 +63,7 @@ struct device_arrays {
 // back to `host_out`.
 template <class Args>
 std::string launch(const device_arrays& d, const Args& dev, void* host_out, const void* device_out, std::size_t bytes) {
+  if (!context_problem().empty()) return context_problem();
   if (!d.error.empty()) return d.error;
   if (const std::int64_t items = work_items(dev); items > 0) {
     if (const cudaError_t e = launch_grid(dev, items); e != cudaSuccess) return failed("launch", e);
@@ -58,7 +79,18 @@ std::size_t sized(std::int64_t n) { return static_cast<std::size_t>(n); }
 
 }  // namespace
 
-const char* backend_name() { return "CUDA"; }
+// "CUDA on <the device's name>", made when the plugin loads (so is the context); short, since a
+// plugin's name is at most 256 bytes: each call's error says why a device is not usable.
+const char* backend_name() {
+  static const std::string name = [] {
+    if (!context_problem().empty()) return std::string("CUDA, no usable device");
+    int device = 0;
+    cudaDeviceProp properties{};
+    if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&properties, device) != cudaSuccess) return std::string("CUDA");
+    return std::string("CUDA on ") + properties.name;
+  }();
+  return name.c_str();
+}
 
 std::string run_rotate(const rotate_args& host) {
   const std::int64_t elements = host.tokens * host.heads * host.dim, pairs = host.rotary_dim / 2;

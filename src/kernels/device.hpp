@@ -20,11 +20,29 @@ PE_HD inline std::uint64_t mul_high(std::uint64_t a, std::uint64_t b) {
 #endif
 }
 
+// __sincosf's documented worst absolute error on [-pi, pi], 2^-21.41 (CUDA C++ Programming Guide,
+// "Intrinsic Functions"), rounded up: 0x1.816p-22 = 3.5891e-7 > 3.58879e-7.
+inline constexpr float sincosf_documented_error = 0x1.816p-22f;
+
 // sin and cos in binary32 for the fast angle mode: the SFU's __sincosf on the GPU, the C
 // library's on the host (host emulation is the accurate one of the two; proofs/precision.kernel_rotate.md).
+// A zero angle (p = 0, or a frequency of 0: p-RoPE's truncated pairs) gives sin = +-0 and cos = 1
+// exactly, as every C library does; __sincosf's documented bound does not promise that, and the
+// standard tolerance allows no angle error where the frequency is 0.
+// PE_KERNELS_SINCOSF_MODEL (libpecheck_kernels_sincosf_model.so, a test build only) models the GPU
+// on the host at its documented worst: the C library's values moved by that error, cos up and
+// sin down, which moves y_a = c x_a - s x_b by the whole error times |x_a| + |x_b| wherever x_a
+// and x_b share a sign (y_b where they do not).
 PE_HD inline void fast_sin_cos(float angle, float* s, float* c) {
+  if (angle == 0) {
+    *s = angle, *c = 1;
+    return;
+  }
 #if defined(__CUDA_ARCH__)
   __sincosf(angle, s, c);
+#elif defined(PE_KERNELS_SINCOSF_MODEL)
+  *s = std::sin(angle) - sincosf_documented_error;
+  *c = std::cos(angle) + sincosf_documented_error;
 #else
   *s = std::sin(angle);
   *c = std::cos(angle);

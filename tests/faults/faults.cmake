@@ -46,6 +46,10 @@ set(plugin_faults
   "heap_corrupt_on_call_5_call_isolation|18|0|30|^gate: PASS|1000|--isolation call"
   "child_touches_1_5_gib|20|1|40|crashed: out of memory: the call grew past 1024 MiB|5000|--golden-scope none"
   "forked_child_returns|21|0|30|^gate: PASS|1000|--golden-scope none"
+  # A CUDA-like plugin (64 GiB of address space reserved, none of it used): the default cap stops
+  # it, --address-space-gib unlimited lets it pass.
+  "reserves_64_gib|26|1|30|error: cannot reserve 64 GiB of address space|1000|--golden-scope none"
+  "reserves_64_gib_unlimited|26|0|30|^gate: PASS|1000|--golden-scope none --address-space-gib unlimited"
   "leak_64_mib_per_call|19|0|40|^note: the plugin's worker process was replaced [0-9]+ time\\(s\\): it held more than 1024 MiB|1000|--golden-scope none --cases 10"
   # One fault in the whole run (PECHECK_FAULT_ONCE): its check fails, every other, on a second spec
   # too, passes (the last field, FAULT_FAILS). The plugin is loaded by a relative path (expect_fault.sh).
@@ -81,6 +85,14 @@ target_link_libraries(tree_memory_test PRIVATE pe_gate)
 add_test(NAME gate.fault_notes_in_the_json_report
          COMMAND sh -c "$<TARGET_FILE:pecheck> gate --impl $<TARGET_FILE:fault_19> --spec 'rope(dim=64)' --golden-scope none --cases 3 --json ${CMAKE_CURRENT_BINARY_DIR}/fault_notes.json > /dev/null && /usr/bin/python3 -c \"import json, sys; notes = json.load(open(sys.argv[1]))['notes']; assert len(notes) == 1 and 'worker process was replaced' in notes[0], notes\" ${CMAKE_CURRENT_BINARY_DIR}/fault_notes.json")
 set_tests_properties(gate.fault_notes_in_the_json_report PROPERTIES LABELS gate)
+# Without an address-space cap the worker is not replaced for its reserved address space either:
+# one worker serves the whole run (no note); --address-space-gib takes GiB from 1 or unlimited.
+add_test(NAME gate.address_space_unlimited_keeps_one_worker
+         COMMAND sh -c "$<TARGET_FILE:pecheck> gate --impl $<TARGET_FILE:fault_26> --address-space-gib unlimited --spec 'rope(dim=64)' --golden-scope none --cases 3 --json ${CMAKE_CURRENT_BINARY_DIR}/address_space_notes.json > /dev/null && /usr/bin/python3 -c \"import json, sys; r = json.load(open(sys.argv[1])); assert r['notes'] == [], r['notes']\" ${CMAKE_CURRENT_BINARY_DIR}/address_space_notes.json")
+set_tests_properties(gate.address_space_unlimited_keeps_one_worker PROPERTIES LABELS gate)
+add_test(NAME gate.address_space_gib_is_checked
+         COMMAND sh -c "out=$($<TARGET_FILE:pecheck> gate --impl $<TARGET_FILE:fault_26> --address-space-gib 0 --spec 'rope(dim=8)' 2>&1); test $? -eq 2 && echo \"$out\" | grep -q \"address-space-gib: '0' is not a whole number of GiB\"")
+set_tests_properties(gate.address_space_gib_is_checked PROPERTIES LABELS gate)
 add_test(NAME gate.isolation_needs_impl
          COMMAND sh -c "out=$($<TARGET_FILE:pecheck> gate --impl-cmd true --isolation call --spec 'rope(dim=8)' 2>&1); test $? -eq 2 && echo \"$out\" | grep -q 'isolation requires --impl'")
 set_tests_properties(gate.isolation_needs_impl PROPERTIES LABELS gate)

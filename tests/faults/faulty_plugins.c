@@ -53,6 +53,7 @@ enum fault {
   CLOSES_STD_FDS_ABORTS = 23,
   CHDIR_AWAY_SEGV = 24,
   WRITES_ON_CHANNEL = 25,
+  RESERVES_64_GIB = 26,
 };
 
 /* 1 on the call that faults: every call, or with PECHECK_FAULT_ONCE=FILE the first of the gate run
@@ -145,6 +146,21 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
       if (++calls == 5) {
         kept = malloc(40);
         kept[-1] = 0x1239;
+      }
+      break;
+    }
+    case RESERVES_64_GIB: {
+      /* Not a fault: a CUDA context's habit. Address space for the whole GPU is reserved on the
+       * first call and kept (PROT_NONE, MAP_NORESERVE: no memory behind it); under the gate's
+       * default RLIMIT_AS the reservation fails, as creating a CUDA context does. */
+      static void *reserved = NULL;
+      if (!reserved) {
+        void *m = mmap(NULL, (size_t)64 << 30, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m == MAP_FAILED) {
+          snprintf(message, message_size, "cannot reserve 64 GiB of address space, as a CUDA context would");
+          return PE_ERROR;
+        }
+        reserved = m;
       }
       break;
     }

@@ -10,44 +10,19 @@
 #include <vector>
 
 #include "kernels/host_grid.hpp"
-#include "kernels/host_tables.hpp"
-#include "pe/ops.hpp"
-#include "pe/spec.hpp"
+#include "kernels/rotate_launch.hpp"
 
 namespace {
 
 using pe::kernels::angle_mode;
 using pe::kernels::io_type;
 
-// One rope spec's launch over random binary32 inputs, and pecheck's binary64 reference for it.
-struct launch {
-  std::vector<float> x, y;
-  std::vector<std::int64_t> pos;
-  pe::kernels::rotate_tables tables;
-  pe::kernels::rotate_args args{};
-  std::vector<double> reference;  // correctly rounded binary64 of the exact rotation of x
+using pe::kernels::testing::check_accurate_bound;
 
-  launch(const char* spec_text, std::int64_t tokens, std::int64_t heads, std::int64_t max_pos, angle_mode mode, std::uint32_t seed) {
-    const pe::spec s = pe::parse_spec(spec_text);
-    const std::int64_t dim = s.integer("dim");
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<float> value(-2.0f, 2.0f);
-    pe::op_inputs in;
-    in.x = pe::tensor<double>({tokens, heads, dim});
-    for (auto& v : in.x.data) x.push_back(value(rng)), v = x.back();
-    for (std::int64_t t = 0; t < tokens; ++t) pos.push_back(static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(2 * max_pos + 1)) - max_pos);
-    // The ends of int64, where |p| reaches 2^63 (the accurate mode's statement covers them).
-    pos[0] = std::numeric_limits<std::int64_t>::min(), pos[1] = std::numeric_limits<std::int64_t>::max();
-    in.pos = pos;
-    tables = pe::kernels::rotate_tables::of(s, pos);
-    reference = pe::run_op<double>("rotate", s, in).at(0).value.data;
-    y.assign(x.size(), NAN);
-    args = {x.data(), y.data(), pos.data(), tables.inv_freq.data(), tables.turns.data(), tables.factor,
-            tokens, heads, dim, s.integer("rotary_dim"), s.choice("layout") == "neox", io_type::f32, mode};
-  }
-  void run() {
-    pe::kernels::run_on_host(args);
-  }
+// A rotate_launch run by the host emulation of the grid.
+struct launch : pe::kernels::testing::rotate_launch {
+  using rotate_launch::rotate_launch;
+  void run() { pe::kernels::run_on_host(args); }
 };
 
 // The emulated grid hands every work item to exactly one thread, for sizes around a block's.
@@ -69,25 +44,7 @@ TEST(rotate_kernel, accurate_mode_is_within_its_bound) {
                            "rope(dim=32, scaling=yarn(factor=8, original_max=2048))"}) {
     launch l(spec, 64, 3, std::int64_t{1} << 40, angle_mode::accurate, 7);
     l.run();
-    double worst = 0;
-    const std::int64_t dim = l.args.dim, rotary = l.args.rotary_dim;
-    for (std::size_t e = 0; e < l.y.size(); ++e) {
-      const auto d = static_cast<std::int64_t>(e) % dim;
-      const std::size_t row = e - static_cast<std::size_t>(d);
-      if (d >= rotary) {
-        EXPECT_EQ(l.y[e], l.x[e]) << spec << ": pass-through dim " << d;
-        continue;
-      }
-      // The pair's partner dim, for the |x_a| + |x_b| of the bound.
-      const std::int64_t half = rotary / 2;
-      const std::int64_t partner = l.args.neox ? (d < half ? d + half : d - half) : (d ^ 1);
-      const double n = std::fabs(l.x[e]) + std::fabs(l.x[row + static_cast<std::size_t>(partner)]);
-      const double y = l.y[e], want = l.reference[e];
-      const double bound = 0.5 * std::ldexp(1.0, std::ilogb(want) - 23) + l.args.factor * n * 0x1p-48 + 0x1p-149;
-      worst = std::max(worst, std::fabs(y - want) / bound);
-      ASSERT_LE(std::fabs(y - want), bound) << spec << " element " << e << ": " << y << " against " << want;
-    }
-    std::cout << spec << ": worst fraction of the accurate bound " << worst << "\n";
+    check_accurate_bound(l, l.y, "host emulation");
   }
 }
 

@@ -8,11 +8,15 @@
 # MAX_POS (default 2^31 - 1) is the largest position drawn: a member that answers unsupported past
 # its cos/sin cache is given positions within it, so its cases are not spent on unsupported calls.
 # SPECS (an environment variable, default specs.txt beside this script) is the file of specs, one a
-# line: pecheck's own kernels are also gated on their encode and bias specs this way.
+# line: pecheck's own kernels are also gated on their encode and bias specs this way. GATE_ARGS
+# (another, optional) adds gate arguments, split on spaces: a CUDA plugin needs
+# --address-space-gib unlimited.
 # usage: [SPECS=FILE] run_zoo.sh PECHECK LIB GOLDEN_DIR [CASES [SEEDS [MAX_POS]]]
 set -u
 pecheck=$1 lib=$2 golden=$3 cases=${4:-10} seeds=${5:-1 2 3 4 5 6 7 8 9 10} max_pos=${6:-2147483647}
 specs=()
+extra=()
+[ -n "${GATE_ARGS:-}" ] && read -r -a extra <<<"$GATE_ARGS"
 while IFS= read -r line; do [ -n "$line" ] && specs+=(--spec "$line"); done < "${SPECS:-$(dirname "$0")/specs.txt}"
 reports=$(mktemp -d)
 trap 'rm -rf "$reports"' EXIT
@@ -21,14 +25,16 @@ for seed in $seeds; do
   [ "$seed" -gt 1 ] && scope=none
   for dtype in f32 bf16 f16; do
     if ! out=$("$pecheck" gate --impl "$lib" "${specs[@]}" --dtype "$dtype" --seed "$seed" --cases "$cases" \
-                 --max-pos "$max_pos" --golden "$golden" --golden-scope "$scope" --json "$reports/$dtype-$seed.json" 2>&1); then
+                 --max-pos "$max_pos" --golden "$golden" --golden-scope "$scope" --json "$reports/$dtype-$seed.json" "${extra[@]}" 2>&1); then
       echo "false alarm: $(basename "$lib") at $dtype, seed $seed:"
       grep -E -A4 '^(FAIL|NOTHING)' <<<"$out"
       exit 1
     fi
   done
 done
-/usr/bin/python3 - "$reports" "$(basename "$lib")" "$seeds" <<'PY'
+python=/usr/bin/python3  # the summary needs no package: any python3 does where that one is missing
+[ -x "$python" ] || python=python3
+"$python" - "$reports" "$(basename "$lib")" "$seeds" <<'PY'
 import glob, json, os, sys
 # The worst fraction of the bound per kind of check, over every spec, dtype and seed.
 worst = {}
