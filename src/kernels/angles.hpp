@@ -24,13 +24,21 @@ PE_HD inline void accurate_sin_cos(std::int64_t p, const std::uint64_t* turn, do
 }
 
 // angle - 2pi k for k = rint(angle / 2pi), in binary32 with 2pi in two parts (Cody and Waite) and
-// fused products: |r| <= pi plus a few ulps while |angle| < 2^25, the range where __sincosf is
-// accurate (beyond it k's rounding leaves |r| up to ~200 rad at 2^31, where the binary32 angle is
-// itself off by ~128 rad). The two parts miss 2pi by 2^-47.05 per turn: below 2^-23 |angle| in all.
+// fused products, then one turn more where k missed the nearest turn (angle / 2pi rounds in
+// binary32 before rint: the first step alone leaves |r| up to pi + |angle| 2^-23.26, 6.04 rad
+// near 2^25). The result lies in [-pi_f, pi_f] (pi_f = 3.14159274f, the binary32 nearest pi), the
+// interval where __sincosf's error is documented, for every |angle| < 2^25; beyond it k's rounding
+// leaves |r| up to ~200 rad at 2^31, where the binary32 angle is itself off by ~128 rad. The two
+// parts miss 2pi by 2^-47.05 per turn: below 2^-23 |angle| in all (proofs/precision.kernel_rotate.md).
 PE_HD inline float within_one_turn(float angle) {
-  const float k = ::rintf(angle * 0.159154937f);     // 1 / 2pi
-  const float r = ::fmaf(-k, 6.28318548f, angle);    // 2pi rounded up to binary32
-  return ::fmaf(-k, -1.7484556e-7f, r);             // 2pi - 6.28318548f
+  const float k = ::rintf(angle * 0.159154937f);           // 1 / 2pi
+  const float r = ::fmaf(-k, 6.28318548f, angle);          // 2pi rounded up to binary32
+  const float reduced = ::fmaf(-k, -1.7484556e-7f, r);     // 2pi - 6.28318548f
+  // reduced -/+ 6.28318548f is exact (Sterbenz: |reduced| lies within [pi_f, 3pi]); the low part
+  // then rounds once.
+  if (reduced > 3.14159274f) return (reduced - 6.28318548f) + 1.7484556e-7f;
+  if (reduced < -3.14159274f) return (reduced + 6.28318548f) - 1.7484556e-7f;
+  return reduced;
 }
 
 // The fast mode's sin and cos of float(p) * inv_freq, reduced by one turn.

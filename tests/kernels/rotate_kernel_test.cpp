@@ -3,12 +3,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <limits>
 #include <random>
 #include <vector>
 
+#include "kernels/angles.hpp"
 #include "kernels/host_grid.hpp"
 #include "kernels/rotate_launch.hpp"
 
@@ -46,6 +49,33 @@ TEST(rotate_kernel, accurate_mode_is_within_its_bound) {
     l.run();
     check_accurate_bound(l, l.y, "host emulation");
   }
+}
+
+// within_one_turn, the fast mode's reduction: for angles in every binade from 2^-2 to 2^25, of
+// either sign, the result lies in [-pi_f, pi_f] (pi_f = 3.14159274f), the interval where the GPU's
+// __sincosf has a documented bound, and within three roundings (2^-23 each below 2^23, 2^-22 up to
+// 2^25) plus 2^-49.7 |angle| of the exact angle mod 2pi (proofs/precision.kernel_rotate.md, "The
+// fast mode on the GPU", step 2; the reference in 64-bit long double, whose 2pi is off by 2^-66).
+TEST(rotate_kernel, one_turn_reduction_lands_within_pi_and_its_bound) {
+  constexpr float pi_f = 3.14159274f;
+  constexpr long double two_pi = 6.283185307179586476925286766559L;
+  std::mt19937 rng(3);
+  double worst = 0;
+  for (int e = -2; e < 25; ++e) {
+    std::uniform_real_distribution<float> draw(std::ldexp(1.0f, e), std::ldexp(1.0f, e + 1));
+    for (int k = 0; k < 4000; ++k) {
+      const float angle = k % 2 ? draw(rng) : -draw(rng);
+      const float r = pe::kernels::within_one_turn(angle);
+      ASSERT_LE(std::fabs(r), pi_f) << "angle " << angle << " reduced to " << r;
+      const long double a = angle, exact = a - two_pi * std::rint(a / two_pi);
+      long double miss = static_cast<long double>(r) - exact;
+      miss -= two_pi * std::rint(miss / two_pi);  // r and exact may name the same point a turn apart
+      const double bound = 3 * (std::fabs(angle) < 0x1p23f ? 0x1p-23 : 0x1p-22) + std::exp2(-49.7) * std::fabs(angle);
+      worst = std::max(worst, static_cast<double>(std::fabs(miss)) / bound);
+      ASSERT_LE(static_cast<double>(std::fabs(miss)), bound) << "angle " << angle << " reduced to " << r;
+    }
+  }
+  std::cout << "one-turn reduction: worst fraction of its bound " << worst << "\n";
 }
 
 // The fast mode forms float(p) * inv_freq in binary32: at 2^40 its angles are off by radians,
