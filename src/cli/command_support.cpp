@@ -57,16 +57,7 @@ void add_implementation_flags(CLI::App& cmd, pe::gate::implementation_flags& f) 
   cmd.add_option("--address-space-gib", f.address_space_gib,
                  "address space one call may add to a plugin's worker before its allocations fail (RLIMIT_AS; default 4), or "
                  "unlimited: a CUDA plugin needs unlimited, since its context reserves address space for the whole GPU")
-      ->check([](const std::string& v) {
-        pe::gate::implementation_flags f;
-        f.address_space_gib = v;
-        try {
-          f.address_space_bytes();
-        } catch (const std::exception&) {
-          return fmt::format("'{}' is not a whole number of GiB from 1 to 1048576, or unlimited", v);
-        }
-        return std::string();
-      })
+      ->check(pe::gate::address_space_gib_problem)
       ->needs(lib);
   cmd.add_option("--start-timeout-ms", f.start_timeout_ms,
                  "time limit for the implementation to start: loading the plugin in its worker, a wire process's hello (default 10000)")

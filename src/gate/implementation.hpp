@@ -58,6 +58,9 @@ constexpr std::size_t default_call_memory_bytes = std::size_t{1} << 30;
 // more, and fails to start under such a cap). The resident-memory budget holds either way.
 constexpr std::size_t default_call_address_space_bytes = std::size_t{4} << 30;
 constexpr std::size_t no_address_space_limit = SIZE_MAX;
+// Why `gib` is no --address-space-gib value (a whole number of GiB from 1 to 2^20, or "unlimited"),
+// or empty when it is one.
+std::string address_space_gib_problem(const std::string& gib);
 // The failure of a call that grew past `budget` bytes; `io_bytes` (the wire's allowance for the
 // call's own inputs and outputs, held twice) is named when not 0.
 std::string out_of_memory_message(std::size_t budget, std::size_t io_bytes = 0);
@@ -104,7 +107,8 @@ struct implementation_flags {
   std::size_t memory_limit_mib = default_call_memory_bytes >> 20;
   // The address space a plugin call may add, in GiB, or "unlimited" (--address-space-gib).
   std::string address_space_gib = std::to_string(default_call_address_space_bytes >> 30);
-  // That in bytes, no_address_space_limit for "unlimited"; input_error for anything else.
+  // That in bytes, no_address_space_limit for "unlimited"; input_error (address_space_gib_problem)
+  // for anything else.
   std::size_t address_space_bytes() const;
   // The flags as a command line would repeat them (reproduce lines): "--impl 'lib.so'", ...
   std::string text() const;

@@ -1,6 +1,8 @@
 // The implementation that --impl, --impl-cmd or --impl-reference names (see implementation.hpp).
-#include <exception>
+#include <charconv>
+#include <optional>
 #include <string>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -18,19 +20,26 @@ std::string implementation_flags::text() const {
          (own_address_space ? " --address-space-gib " + address_space_gib : "");
 }
 
+namespace {
+
+// --address-space-gib's value in bytes (no_address_space_limit for "unlimited"), or nullopt.
+std::optional<std::size_t> address_space_of(const std::string& gib) {
+  if (gib == "unlimited") return no_address_space_limit;
+  std::size_t n = 0;
+  const auto [end, error] = std::from_chars(gib.data(), gib.data() + gib.size(), n);
+  if (error != std::errc() || end != gib.data() + gib.size() || n < 1 || n > (std::size_t{1} << 20)) return std::nullopt;
+  return n << 30;
+}
+
+}  // namespace
+
+std::string address_space_gib_problem(const std::string& gib) {
+  return address_space_of(gib) ? "" : fmt::format("'{}' is not a whole number of GiB from 1 to 1048576, or unlimited", gib);
+}
+
 std::size_t implementation_flags::address_space_bytes() const {
-  if (address_space_gib == "unlimited") return no_address_space_limit;
-  std::size_t used = 0;
-  unsigned long gib = 0;
-  try {
-    gib = std::stoul(address_space_gib, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != address_space_gib.size() || gib < 1 || gib > (1ul << 20)) {
-    throw input_error(fmt::format("--address-space-gib '{}' is not a whole number of GiB from 1 to 1048576, or unlimited", address_space_gib));
-  }
-  return static_cast<std::size_t>(gib) << 30;
+  if (const auto bytes = address_space_of(address_space_gib)) return *bytes;
+  throw input_error("--address-space-gib " + address_space_gib_problem(address_space_gib));
 }
 
 std::string out_of_memory_message(std::size_t budget, std::size_t io_bytes) {

@@ -30,14 +30,16 @@ PE_HD inline void accurate_sin_cos(std::int64_t p, const std::uint64_t* turn, do
 // interval where __sincosf's error is documented, for every |angle| < 2^25; beyond it k's rounding
 // leaves |r| up to ~200 rad at 2^31, where the binary32 angle is itself off by ~128 rad. The two
 // parts miss 2pi by 2^-47.05 per turn: below 2^-23 |angle| in all (proofs/precision.kernel_rotate.md).
+inline constexpr float pi_f = 3.14159274f;
+inline constexpr float two_pi_high = 6.28318548f;     // 2pi rounded up to binary32
+inline constexpr float two_pi_low = -1.7484556e-7f;   // 2pi - two_pi_high
 PE_HD inline float within_one_turn(float angle) {
-  const float k = ::rintf(angle * 0.159154937f);           // 1 / 2pi
-  const float r = ::fmaf(-k, 6.28318548f, angle);          // 2pi rounded up to binary32
-  const float reduced = ::fmaf(-k, -1.7484556e-7f, r);     // 2pi - 6.28318548f
-  // reduced -/+ 6.28318548f is exact (Sterbenz: |reduced| lies within [pi_f, 3pi]); the low part
+  const float k = ::rintf(angle * 0.159154937f);  // 1 / 2pi
+  const float reduced = ::fmaf(-k, two_pi_low, ::fmaf(-k, two_pi_high, angle));
+  // reduced -/+ two_pi_high is exact (Sterbenz: |reduced| lies within [pi_f, 3pi]); the low part
   // then rounds once.
-  if (reduced > 3.14159274f) return (reduced - 6.28318548f) + 1.7484556e-7f;
-  if (reduced < -3.14159274f) return (reduced + 6.28318548f) - 1.7484556e-7f;
+  if (reduced > pi_f) return (reduced - two_pi_high) - two_pi_low;
+  if (reduced < -pi_f) return (reduced + two_pi_high) + two_pi_low;
   return reduced;
 }
 

@@ -34,11 +34,12 @@ const std::string& context_problem() {
   return problem;
 }
 
-// A launch's device arrays, freed on every path out; the first failure is kept in `error`, and
-// after it every array is null (the launch is then not made).
+// A launch's device arrays, freed on every path out; the first failure is kept in `error` (an
+// unusable context's from the start), and after it every array is null (the launch is then not
+// made).
 struct device_arrays {
   std::vector<void*> owned;
-  std::string error;
+  std::string error = context_problem();
   ~device_arrays() {
     for (void* p : owned) cudaFree(p);
   }
@@ -63,7 +64,6 @@ struct device_arrays {
 // back to `host_out`.
 template <class Args>
 std::string launch(const device_arrays& d, const Args& dev, void* host_out, const void* device_out, std::size_t bytes) {
-  if (!context_problem().empty()) return context_problem();
   if (!d.error.empty()) return d.error;
   if (const std::int64_t items = work_items(dev); items > 0) {
     if (const cudaError_t e = launch_grid(dev, items); e != cudaSuccess) return failed("launch", e);

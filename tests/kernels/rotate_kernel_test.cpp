@@ -57,7 +57,6 @@ TEST(rotate_kernel, accurate_mode_is_within_its_bound) {
 // 2^25) plus 2^-49.7 |angle| of the exact angle mod 2pi (proofs/precision.kernel_rotate.md, "The
 // fast mode on the GPU", step 2; the reference in 64-bit long double, whose 2pi is off by 2^-66).
 TEST(rotate_kernel, one_turn_reduction_lands_within_pi_and_its_bound) {
-  constexpr float pi_f = 3.14159274f;
   constexpr long double two_pi = 6.283185307179586476925286766559L;
   std::mt19937 rng(3);
   double worst = 0;
@@ -66,7 +65,7 @@ TEST(rotate_kernel, one_turn_reduction_lands_within_pi_and_its_bound) {
     for (int k = 0; k < 4000; ++k) {
       const float angle = k % 2 ? draw(rng) : -draw(rng);
       const float r = pe::kernels::within_one_turn(angle);
-      ASSERT_LE(std::fabs(r), pi_f) << "angle " << angle << " reduced to " << r;
+      ASSERT_LE(std::fabs(r), pe::kernels::pi_f) << "angle " << angle << " reduced to " << r;
       const long double a = angle, exact = a - two_pi * std::rint(a / two_pi);
       long double miss = static_cast<long double>(r) - exact;
       miss -= two_pi * std::rint(miss / two_pi);  // r and exact may name the same point a turn apart
