@@ -1,7 +1,8 @@
 # Precompiled headers: the third-party and standard headers that nearly every translation unit
 # parses, parsed once per kind of target instead of once per file. Headers of pecheck itself stay
-# out, so a .cpp still has to include what it uses (and tests/include_alone_check, which never uses
-# a PCH, compiles each pe header on its own). PECHECK_PRECOMPILED_HEADERS=OFF builds without them.
+# out, so a .cpp still has to include what it uses (and tests/include_alone_check compiles each pe
+# header on its own, with at most Boost.Multiprecision precompiled, and only for the headers that
+# include it anyway: tests/CMakeLists.txt). PECHECK_PRECOMPILED_HEADERS=OFF builds without them.
 #
 # Why: CI builds everything twice on two cores (gcc Release, clang -O0 under ASan), and every
 # translation unit parsed these headers again: CLI11 about 6.5 s, Boost.Multiprecision over MPFR
