@@ -176,7 +176,7 @@ void add_absolute_properties(std::vector<property>& out) {
 
 namespace {
 
-const family_registration family{10, add_absolute_properties};
+const family_registration absolute_registration{10, add_absolute_properties};
 const spec_generator_registration integer_generator{"integer", [] { return gen_dim_spec("integer"); }};
 const spec_generator_registration normalized_generator{"normalized", [] { return gen_normalized_spec(); }};
 const spec_generator_registration binary_generator{"binary", [] { return gen_binary_spec(); }};

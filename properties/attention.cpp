@@ -109,7 +109,7 @@ void add_attention_properties(std::vector<property>& out) {
 
 namespace {
 
-const family_registration family{0, add_attention_properties};
+const family_registration attention_registration{0, add_attention_properties};
 const spec_generator_registration none_generator{"none", [] { return gen_none_spec(); }};
 
 }  // namespace

@@ -131,7 +131,7 @@ void add_kerple_properties(std::vector<property>& out) {
 
 namespace {
 
-const family_registration family{65, add_kerple_properties};
+const family_registration kerple_registration{65, add_kerple_properties};
 const spec_generator_registration kerple_generator{"kerple", [] { return gen_kerple_spec(); }};
 
 }  // namespace

@@ -98,7 +98,7 @@ void add_llama4_temperature_properties(std::vector<property>& out) {
 
 namespace {
 
-const family_registration family{66, add_llama4_temperature_properties};
+const family_registration llama4_temperature_registration{66, add_llama4_temperature_properties};
 const spec_generator_registration llama4_temperature_generator{"llama4_temperature", [] { return gen_llama4_temperature_spec(); }};
 
 }  // namespace

@@ -162,7 +162,7 @@ void add_relative_properties(std::vector<property>& out) {
 
 namespace {
 
-const family_registration family{60, add_relative_properties};
+const family_registration relative_registration{60, add_relative_properties};
 const spec_generator_registration alibi_generator{"alibi", [] { return gen_alibi_spec(); }};
 const spec_generator_registration t5_generator{"t5", [] { return gen_t5_spec(); }};
 const spec_generator_registration shaw_generator{"shaw", [] { return gen_shaw_spec(); }};

@@ -59,7 +59,7 @@ rotate_case draw_rotate(const backend<T>& b, const spec& s, std::int64_t max_tok
 }
 
 template <class T>
-tensor<T> rotated(const backend<T>& b, const spec& s, const rotate_case& c) {
+tensor<T> rotated_case(const backend<T>& b, const spec& s, const rotate_case& c) {
   return b.output("rotate", s, rotate_inputs(c.x, c.tokens, c.heads, c.dim, c.pos, c.axes), "y");
 }
 
@@ -506,7 +506,7 @@ struct partial_passthrough {
     const std::int64_t r = s.integer("rotary_dim");
     const spec sub = with_field(with_field(s, "dim", r), "rotary_dim", r);
     const auto c = draw_rotate(b, s);
-    const auto y = rotated(b, s, c);
+    const auto y = rotated_case(b, s, c);
     std::vector<double> front;
     for (std::int64_t row = 0; row < c.tokens * c.heads; ++row)
       front.insert(front.end(), c.x.begin() + row * c.dim, c.x.begin() + row * c.dim + r);
@@ -641,7 +641,7 @@ void add_rope_properties(std::vector<property>& out) {
 
 namespace {
 
-const family_registration family{30, add_rope_properties};
+const family_registration rope_registration{30, add_rope_properties};
 const spec_generator_registration rope_generator{"rope", [] { return gen_rope_spec(); }};
 
 }  // namespace

@@ -70,7 +70,7 @@ void add_rope_axes_properties(std::vector<property>& out) {
 
 namespace {
 
-const family_registration family{40, add_rope_axes_properties};
+const family_registration rope_axes_registration{40, add_rope_axes_properties};
 const spec_generator_registration rope_nd_generator{"rope_nd", [] { return gen_rope_nd_spec(); }};
 const spec_generator_registration mrope_generator{"mrope", [] { return gen_mrope_spec(); }};
 

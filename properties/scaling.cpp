@@ -8,7 +8,7 @@ namespace {
 
 // rotate for one token per position, one head.
 template <class T>
-tensor<T> rotated(const backend<T>& b, const spec& s, std::vector<double> x, std::vector<std::int64_t> pos) {
+tensor<T> rotated_one_token_each(const backend<T>& b, const spec& s, std::vector<double> x, std::vector<std::int64_t> pos) {
   const auto tokens = static_cast<std::int64_t>(pos.size());
   return rotated(b, s, std::move(x), tokens, 1, std::move(pos));
 }
@@ -40,7 +40,7 @@ struct linear_is_position_interpolation {
     const double w_bound = 1.01 * 3 * u;  // two stored frequencies (u each) and the product (u)
     const auto m = *gen_position(std::int64_t{1} << 36);
     const auto x = *gen_vector(s.integer("dim"));
-    const auto y_scaled = rotated(b, s, x, {static_cast<std::int64_t>(factor) * m}), y_plain = rotated(b, plain, x, {m});
+    const auto y_scaled = rotated_one_token_each(b, s, x, {static_cast<std::int64_t>(factor) * m}), y_plain = rotated_one_token_each(b, plain, x, {m});
     const double y_bound = 2 * u * std::max(max_abs(y_scaled), max_abs(y_plain));
     // One measure: the rotation difference in units of its bound, against the frequency bound.
     return {std::max(residual, max_abs_diff(y_scaled, y_plain) / y_bound * w_bound), w_bound, 1};
@@ -160,7 +160,7 @@ struct dynamic_reduces_below_original {
     if (seq <= original) {
       const auto x = *gen_vector(s.integer("dim"));
       const auto p = *gen_position(seq - 1);
-      return {max_abs_diff(rotated(b, at, x, {p}), rotated(b, plain, x, {p})), 0, 1};
+      return {max_abs_diff(rotated_one_token_each(b, at, x, {p}), rotated_one_token_each(b, plain, x, {p})), 0, 1};
     }
     const auto scaled_w = frequencies(b, at), plain_w = frequencies(b, plain);
     double residual = relative_difference(attention_factor(b, at), T(1));
@@ -170,7 +170,7 @@ struct dynamic_reduces_below_original {
   }
 };
 
-target scaled(const std::string& kind, bool integer_factor = false, std::int64_t min_base = 10) {
+target scaled_specs(const std::string& kind, bool integer_factor = false, std::int64_t min_base = 10) {
   return random_specs("rope", "rope", expectation::holds,
                       gen_rope_spec(rope_options{.scaling = kind, .truncate_low = false, .integer_factor = integer_factor,
                                                  .min_base = min_base}));
@@ -182,10 +182,10 @@ void add_scaling_properties(std::vector<property>& out) {
   out.push_back(make_property<linear_is_position_interpolation>(
       "scaling.linear_is_position_interpolation",
       "linear scaling by s divides every frequency by s: rotating at s m equals unscaled rotation at m",
-      law_kind::identity, {scaled("linear", true)}));
+      law_kind::identity, {scaled_specs("linear", true)}));
   out.push_back(make_property<ntk_endpoints>(
       "scaling.ntk_endpoints", "NTK-aware base * s^(r/(r-2)) keeps the fastest frequency and divides the slowest by exactly s",
-      law_kind::identity, {scaled("ntk")}));
+      law_kind::identity, {scaled_specs("ntk")}));
   out.push_back(make_property<yarn_ramp>(
       "scaling.yarn_ramp",
       "YaRN keeps pairs that turn more than beta_fast times over original_max, divides those turning fewer than beta_slow by s, "
@@ -195,23 +195,23 @@ void add_scaling_properties(std::vector<property>& out) {
       // last pair, HF clamps high = r - 1 below low, the ramp's slope turns negative and pairs
       // that turn thousands of times get interpolated. That divergence from the paper is pinned
       // by the fixed target, which must fail.
-      {scaled("yarn", false, 1000),
+      {scaled_specs("yarn", false, 1000),
        fixed_spec("rope(dim=2, base=10, scaling=yarn(factor=1.25, original_max=32768, truncate=false))", expectation::fails)}));
   out.push_back(make_property<llama3_continuity>(
       "scaling.llama3_continuity",
       "the Llama 3.1 frequency map is continuous at its band edges: one token more of original_max moves a frequency by at most "
       "its Lipschitz bound",
-      law_kind::inequality, {scaled("llama3")}));
+      law_kind::inequality, {scaled_specs("llama3")}));
   out.push_back(make_property<dynamic_reduces_below_original>(
       "scaling.dynamic_reduces_below_original",
       "dynamic NTK is plain RoPE while seq_len <= original_max and only lowers frequencies beyond it",
-      law_kind::inequality, {scaled("dynamic")}));
+      law_kind::inequality, {scaled_specs("dynamic")}));
 }
 
 
 namespace {
 
-const family_registration family{50, add_scaling_properties};
+const family_registration scaling_registration{50, add_scaling_properties};
 
 }  // namespace
 

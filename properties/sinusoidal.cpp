@@ -182,7 +182,7 @@ void add_sinusoidal_properties(std::vector<property>& out) {
 
 namespace {
 
-const family_registration family{20, add_sinusoidal_properties};
+const family_registration sinusoidal_registration{20, add_sinusoidal_properties};
 const spec_generator_registration sinusoidal_generator{"sinusoidal", [] { return gen_sinusoidal_spec(); }};
 
 }  // namespace

@@ -96,7 +96,7 @@ measure same_shares(const spec& s, const typename backend<T>::bounded& yq, const
 
 // <Q_m q, K_n k> = <Q_(m-c) q, K_(n-c) k>, c = min(m, n), pair by pair.
 template <class T>
-struct relative_inner_product {
+struct xpos_relative_inner_product {
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t top = position_top(b, s), dim = s.integer("dim");
     const auto m = *gen_position(top), n = *gen_position(top), c = std::min(m, n);
@@ -122,7 +122,7 @@ struct centring_invariance {
 // distance (proofs/xpos.long_term_decay.md). Residual: the worst of the three inequalities'
 // excess over its slack (bound 1).
 template <class T>
-struct long_term_decay {
+struct xpos_long_term_decay {
   static measure run(const backend<T>& b, const spec& s) {
     using std::abs, std::sqrt;
     const std::int64_t top = position_top(b, s), dim = s.integer("dim");
@@ -164,7 +164,7 @@ struct long_term_decay {
 void add_xpos_properties(std::vector<property>& out) {
   const std::vector<target> xpos = {random_specs("xpos", expectation::holds),
                                     fixed_spec("xpos(dim=128, base=10000, gamma=0.4, scale_base=512, layout=gptj)", expectation::holds)};
-  out.push_back(on_implementations(make_property<relative_inner_product>(
+  out.push_back(on_implementations(make_property<xpos_relative_inner_product>(
       "xpos.relative_inner_product",
       "<Q_m q, K_n k> = <Q_(m-c) q, K_(n-c) k> with c = min(m, n): the query and key scales meet as zeta^((m-n)/scale_base), so scores see only m - n",
       law_kind::identity, xpos)));
@@ -172,7 +172,7 @@ void add_xpos_properties(std::vector<property>& out) {
       "xpos.centring_invariance",
       "centring every position by ceil(N/2), as torchscale does, changes no pair's share of a score nor the product of its query and key scales",
       law_kind::identity, xpos));
-  out.push_back(make_property<long_term_decay>(
+  out.push_back(make_property<xpos_long_term_decay>(
       "xpos.long_term_decay",
       "sum_i |pair_i(Q_m q)| |pair_i(K_n k)| bounds |score| and falls with m - n by at least 2/(scale_base D (1 + gamma) + 2) per token",
       law_kind::inequality, xpos));
@@ -180,7 +180,7 @@ void add_xpos_properties(std::vector<property>& out) {
 
 namespace {
 
-const family_registration family{35, add_xpos_properties};
+const family_registration xpos_registration{35, add_xpos_properties};
 const spec_generator_registration xpos_generator{"xpos", [] { return gen_xpos_spec(); }};
 
 }  // namespace

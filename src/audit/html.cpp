@@ -174,7 +174,7 @@ std::string table_row(const std::string& label, const bucket_stats& b) {
   return fmt::format("<tr><td>{}</td><td>{}</td><td>{:.4g}</td><td>{:.4g}</td><td>{:.3g}</td><td>{:.4g}</td><td>{}</td></tr>\n", escaped(label), b.count, b.max_ulps,
                      b.rms_ulps(), b.p99_ulps(), b.max_fraction, b.worst_ulps.empty() ? std::string("-") : std::to_string(b.worst_ulps.position));
 }
-constexpr const char* table_head =
+constexpr const char* html_table_head =
     "<table>\n<tr><th>{}</th><th>elements</th><th>max ulp</th><th>RMS ulp</th><th>p99 ulp</th><th>max / bound</th><th>worst at</th></tr>\n";
 
 }  // namespace
@@ -197,13 +197,13 @@ std::string html_report(const audit_profile& p) {
                      s.dtype, p.sample_positions, p.sample_worst_ulps, t.max_ulps, t.rms_ulps(), t.p99_ulps(), t.max_fraction);
   out += "<h2>Error against position</h2>\n" + error_plot(p);
   out += "<h2>Max error by position decade and frequency band</h2>\n" + heatmap(p);
-  out += "<h2>Tables</h2>\n" + fmt::format(fmt::runtime(table_head), "positions");
+  out += "<h2>Tables</h2>\n" + fmt::format(fmt::runtime(html_table_head), "positions");
   for (int d = 0; d < decade_count; ++d) {
     bucket_stats row;
     for (std::int64_t b = 0; b < s.band_count(); ++b) row.merge(p.bucket(d, b));
     if (row.count) out += table_row(decade_label(d), row);
   }
-  out += "</table>\n" + fmt::format(fmt::runtime(table_head), "band");
+  out += "</table>\n" + fmt::format(fmt::runtime(html_table_head), "band");
   for (std::int64_t b = 0; b < s.band_count(); ++b) {
     bucket_stats col;
     for (int d = 0; d < decade_count; ++d) col.merge(p.bucket(d, b));

@@ -23,7 +23,7 @@ std::string row_of(const std::string& label, const bucket_stats& b) {
   return fmt::format("| {:<14} | {:>12} | {:>9.3g} | {:>9.3g} | {:>9.3g} | {:>9.3g} | {:>9} |\n", label, b.count, b.max_ulps, b.rms_ulps(), b.p99_ulps(),
                      b.max_fraction, b.worst_ulps.empty() ? std::string("-") : std::to_string(b.worst_ulps.position));
 }
-constexpr const char* table_head =
+constexpr const char* text_table_head =
     "| {:<14} | {:>12} | {:>9} | {:>9} | {:>9} | {:>9} | {:>9} |\n|----------------|--------------|-----------|-----------|-----------|-----------|-----------|\n";
 
 std::string ranges_text(const std::vector<std::pair<std::int64_t, std::int64_t>>& v) {
@@ -72,13 +72,13 @@ std::string text_report(const audit_profile& p) {
   }
   if (t.nonfinite) out += fmt::format("  {} element(s) not finite where the exact value is (or the other way)\n", t.nonfinite);
 
-  out += "\nby position decade:\n" + fmt::format(fmt::runtime(table_head), "positions", "elements", "max ulp", "RMS ulp", "p99 ulp", "max/bound", "worst at");
+  out += "\nby position decade:\n" + fmt::format(fmt::runtime(text_table_head), "positions", "elements", "max ulp", "RMS ulp", "p99 ulp", "max/bound", "worst at");
   for (int d = 0; d < decade_count; ++d) {
     bucket_stats row;
     for (std::int64_t b = 0; b < s.band_count(); ++b) row.merge(p.bucket(d, b));
     if (row.count) out += row_of(decade_label(d), row);
   }
-  out += "\nby frequency band:\n" + fmt::format(fmt::runtime(table_head), "band", "elements", "max ulp", "RMS ulp", "p99 ulp", "max/bound", "worst at");
+  out += "\nby frequency band:\n" + fmt::format(fmt::runtime(text_table_head), "band", "elements", "max ulp", "RMS ulp", "p99 ulp", "max/bound", "worst at");
   for (std::int64_t b = 0; b < s.band_count(); ++b) {
     bucket_stats col;
     for (int d = 0; d < decade_count; ++d) col.merge(p.bucket(d, b));

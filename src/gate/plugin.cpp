@@ -52,7 +52,7 @@ using worker::whole_pages;
 // its worker holds when the call starts, watched by the gate every 5 ms while it runs, and its peak
 // after it. A worker that comes to hold this much more than it started with, over many calls, is
 // replaced before the next call.
-constexpr int memory_watch_ms = 5;
+constexpr int worker_memory_watch_ms = 5;
 
 // Pages grown past `baseline` by more than `limit` bytes; never while the baseline is unknown (0:
 // the worker has not measured itself yet, and right after the fork it still counts the gate's pages).
@@ -330,7 +330,7 @@ class plugin_worker {
       pollfd* first = channel_open ? &fds[0] : &fds[1];
       const int count = (channel_open ? 1 : 0) + (child_->pidfd() >= 0 ? 1 : 0);
       // No pidfd (kernel before 5.3): the leader's state is checked every slice instead.
-      const int slice = static_cast<int>(std::max<long long>(0, std::min<long long>(left, child_->pidfd() >= 0 ? memory_watch_ms : 1)));
+      const int slice = static_cast<int>(std::max<long long>(0, std::min<long long>(left, child_->pidfd() >= 0 ? worker_memory_watch_ms : 1)));
       if (count > 0) poll(first, static_cast<nfds_t>(count), slice);
       else usleep(1000);
       if (channel_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {

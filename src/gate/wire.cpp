@@ -27,7 +27,6 @@ namespace {
 
 using json = nlohmann::json;
 using clock_type = process::clock_type;
-using namespace wire;
 
 // The longest head line the gate reads. Heads are small (an answer's names, dtypes and shapes: some
 // hundred bytes); the limit stops a process that writes without a newline (a binary dump, a log
@@ -36,7 +35,7 @@ constexpr std::size_t line_limit = std::size_t{4} << 20;
 
 // How often a call's memory is sampled: often enough that a runaway allocation (GB/s) is stopped
 // within a few hundred MB of the limit, rarely enough to cost nothing measurable (tree_memory_watch).
-constexpr int memory_watch_ms = 10;
+constexpr int wire_memory_watch_ms = 10;
 
 class wire_process final : public implementation {
  public:
@@ -89,13 +88,13 @@ class wire_process final : public implementation {
       return r;
     }
     bool out_of_step = false;
-    if (auto problem = answer_head_problem(answer.head, id_, out_of_step)) {
+    if (auto problem = wire::answer_head_problem(answer.head, id_, out_of_step)) {
       // An answer to another request: the process's next answer would be taken for the wrong call.
       if (out_of_step) stop();
       return *problem;
     }
     if (!buffer_.empty()) return bad(r, more_than_one_answer());
-    return answer_result(answer.head, answer.payload, outputs);
+    return wire::answer_result(answer.head, answer.payload, outputs);
   }
 
  private:
@@ -119,7 +118,7 @@ class wire_process final : public implementation {
     if (!hello.ok) return (hello.status == call_status::bad_output ? "bad answer to hello: " : "no answer to hello: ") + hello.message;
     const json& h = hello.head;
     const auto field = [&](const char* key) { return h.is_object() && h.contains(key) ? h[key] : json(); };
-    if (field("status") != "ok" || field("v") != 1) return "hello answered " + excerpt(h.dump());
+    if (field("status") != "ok" || field("v") != 1) return "hello answered " + wire::excerpt(h.dump());
     return std::nullopt;
   }
 
@@ -135,7 +134,7 @@ class wire_process final : public implementation {
 
   // The process answered, and wrote more (already read): a second answer, or output out of step. It is restarted.
   std::string more_than_one_answer() {
-    const std::string message = fmt::format("the process wrote {} bytes more after its answer, unasked (a second answer?): {}", buffer_.size(), excerpt(buffer_));
+    const std::string message = fmt::format("the process wrote {} bytes more after its answer, unasked (a second answer?): {}", buffer_.size(), wire::excerpt(buffer_));
     stop();
     return message;
   }
@@ -150,7 +149,7 @@ class wire_process final : public implementation {
     if (buffer_.empty()) return std::nullopt;  // nothing, or an end of file, which the exchange reports
     call_result r;
     bad(r, fmt::format("the process wrote {}{} bytes after its answer to request {}, unasked (a second answer?): {}", buffer_.size(),
-                       buffer_.size() > line_limit ? "+" : "", id_, excerpt(buffer_)));
+                       buffer_.size() > line_limit ? "+" : "", id_, wire::excerpt(buffer_)));
     stop();
     return r;
   }
@@ -206,7 +205,7 @@ class wire_process final : public implementation {
   // larger than `payload_limit`, the outputs asked for: refused before any of it is read.
   bool read_head(std::size_t newline, std::size_t payload_limit, std::size_t& want, answer_frame& a) {
     a.status = call_status::bad_output;
-    auto head = read_answer_head(buffer_.substr(0, newline), payload_limit);
+    auto head = wire::read_answer_head(buffer_.substr(0, newline), payload_limit);
     if (!head.problem.empty()) {
       a.message = std::move(head.problem);
       return false;
@@ -235,7 +234,7 @@ class wire_process final : public implementation {
         searched = buffer_.size();
         if (std::min(newline, buffer_.size()) > line_limit) {  // a newline past the limit, or none yet
           a.status = call_status::bad_output;
-          a.message = fmt::format("the answer's head line passed the wire's limit of {} bytes ({} MiB): {}", line_limit, line_limit >> 20, excerpt(buffer_));
+          a.message = fmt::format("the answer's head line passed the wire's limit of {} bytes ({} MiB): {}", line_limit, line_limit >> 20, wire::excerpt(buffer_));
           return a;
         }
         if (newline != std::string::npos) {
@@ -255,7 +254,7 @@ class wire_process final : public implementation {
         return a;
       }
       pollfd fds[2] = {{out_, POLLIN, 0}, {written < request.size() ? in_ : -1, POLLOUT, 0}};
-      if (poll(fds, 2, static_cast<int>(memory ? std::min<long long>(left, memory_watch_ms) : left)) <= 0) continue;
+      if (poll(fds, 2, static_cast<int>(memory ? std::min<long long>(left, wire_memory_watch_ms) : left)) <= 0) continue;
       if (fds[1].revents & (POLLOUT | POLLERR)) {
         const ssize_t n = write(in_, request.data() + written, request.size() - written);
         if (n > 0) written += static_cast<std::size_t>(n);

@@ -85,14 +85,20 @@ wide_matrix rotated(const spec& s, const tensor<double>& t, const std::vector<st
   return rows_of(rotate_pairs<mp_real>(rotation_plan_of(s, call_seq_len(pos)), t, pos, role));
 }
 
+}  // namespace
+
 // Everything attend needs before the softmax: q, k, v after the input side, the positions the
-// mask compares, and the scheme's bias or terms.
+// mask compares, and the scheme's bias or terms. Outside the anonymous namespace: attend<T>'s
+// lambdas capture it, and in a unity batch (PECHECK_UNITY) GCC warns of a type of an anonymous
+// namespace in an included file held by a template of external linkage (-Wsubobject-linkage).
 struct scored {
   projected p;
   std::vector<std::int64_t> qpos, kpos;
   std::int64_t axes;
   score_adjustment adjust;
 };
+
+namespace {
 
 scored score_setup(const spec& s, const attend_inputs& in) {
   const auto& b = behaviour_of(s);

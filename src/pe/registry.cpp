@@ -4,6 +4,9 @@
 #include "pe/limits.hpp"
 
 #include <algorithm>
+#include <map>
+#include <string_view>
+#include <tuple>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -27,18 +30,28 @@ std::vector<std::reference_wrapper<const scheme_info>>& ordered() {
 
 int rank(const scheme_info& s) { return s.behaviour ? static_cast<int>(s.behaviour->kind) : 100; }
 
+// Each scheme's order, by name (register_scheme's).
+std::map<std::string, int, std::less<>>& orders() {
+  static std::map<std::string, int, std::less<>> all;
+  return all;
+}
+
+bool listed_before(const scheme_info& a, const scheme_info& b) {
+  const auto key = [](const scheme_info& s) { return std::tuple(rank(s), orders().find(s.name)->second, std::string_view(s.name)); };
+  return key(a) < key(b);
+}
+
 }  // namespace
 
 const std::vector<std::reference_wrapper<const scheme_info>>& registry() { return ordered(); }
 
-void register_scheme(scheme_info info) {
+void register_scheme(scheme_info info, int order) {
   if (find_scheme(info.name)) throw std::logic_error(fmt::format("scheme '{}' is registered twice", info.name));
+  orders()[info.name] = order;
   storage().push_back(std::move(info));
   const scheme_info& added = storage().back();
-  auto& order = ordered();
-  order.insert(std::upper_bound(order.begin(), order.end(), std::cref(added),
-                                [](const scheme_info& a, const scheme_info& b) { return rank(a) < rank(b); }),
-               std::cref(added));
+  auto& listed = ordered();
+  listed.insert(std::upper_bound(listed.begin(), listed.end(), std::cref(added), listed_before), std::cref(added));
 }
 
 const scheme_info* find_scheme(std::string_view name) {

@@ -57,8 +57,10 @@ const scheme_info* find_scheme(std::string_view name);
 
 // Adds a scheme. Each schemes/X.cpp registers its own at start-up (pe/scheme.hpp's
 // scheme_registration); tests add nested and list parameters that no built-in scheme takes yet.
+// registry() lists the schemes by kind, then by `order`, then by name: the same on every build,
+// whatever order the linker (or a unity batch) runs the registrations in.
 // Throws std::logic_error on a duplicate name.
-void register_scheme(scheme_info info);
+void register_scheme(scheme_info info, int order = 0);
 
 // Builders for the common parameter shapes.
 param_info integer_param(std::string name, std::string doc, std::optional<std::int64_t> def, std::int64_t min,

@@ -52,7 +52,7 @@ const char* kind_name(scheme_kind k) {
   return "?";
 }
 
-scheme_registration::scheme_registration(scheme_info info, scheme_behaviour behaviour) {
+scheme_registration::scheme_registration(int order, scheme_info info, scheme_behaviour behaviour) {
   std::string why = missing_kind_hook(behaviour);
   for (const auto& op : info.ops)
     if (why.empty()) why = missing_hook(behaviour, op);
@@ -64,11 +64,11 @@ scheme_registration::scheme_registration(scheme_info info, scheme_behaviour beha
   }
   if (!why.empty()) throw std::logic_error(fmt::format("scheme '{}' ({}): {}", info.name, kind_name(behaviour.kind), why));
   info.behaviour = std::make_shared<const scheme_behaviour>(std::move(behaviour));
-  register_scheme(std::move(info));
+  register_scheme(std::move(info), order);
 }
 
-nested_scheme_registration::nested_scheme_registration(std::vector<scheme_info> infos) {
-  for (auto& info : infos) register_scheme(std::move(info));
+nested_scheme_registration::nested_scheme_registration(int order, std::vector<scheme_info> infos) {
+  for (auto& info : infos) register_scheme(std::move(info), order++);
 }
 
 const scheme_behaviour& behaviour_of(const spec& s) {

@@ -188,14 +188,17 @@ rotary_plan rotation_plan_of(const spec& s, std::optional<std::int64_t> seq_len)
 bool rotates_by_role(const spec& s);
 
 // Registers a top-level scheme with its behaviour (each schemes/X.cpp holds one of these at
-// namespace scope). Throws std::logic_error when an op it lists has no hook, or a hook its kind
-// needs is missing: an op is never silently served by a fallback.
+// namespace scope). `order` places it among the schemes of its kind (register_scheme): tens per
+// file, in the order pecheck list shows them, plus one per further scheme of the same file.
+// Throws std::logic_error when an op it lists has no hook, or a hook its kind needs is missing:
+// an op is never silently served by a fallback.
 struct scheme_registration {
-  scheme_registration(scheme_info info, scheme_behaviour behaviour);
+  scheme_registration(int order, scheme_info info, scheme_behaviour behaviour);
 };
-// Registers nested schemes (RoPE's scalings), which have no behaviour of their own.
+// Registers nested schemes (RoPE's scalings), which have no behaviour of their own, at order,
+// order + 1, ... in the order given.
 struct nested_scheme_registration {
-  explicit nested_scheme_registration(std::vector<scheme_info> infos);
+  nested_scheme_registration(int order, std::vector<scheme_info> infos);
 };
 
 }  // namespace pe

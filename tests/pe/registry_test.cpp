@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "pe/spec.hpp"
 
@@ -41,6 +43,22 @@ TEST(registry, names_are_unique_and_everything_is_documented) {
       }
     }
   }
+}
+
+// One order on every build: by kind, then each registration's order (schemes/X.cpp). A unity build
+// runs the registrations in another order than a build of each file alone, and both run this test.
+TEST(registry, lists_the_schemes_in_the_same_order_on_every_build) {
+  std::vector<std::string> names;
+  for (const pe::scheme_info& s : pe::registry()) names.push_back(s.name);
+  const std::vector<std::string> expected = {
+      "integer", "normalized", "binary", "learned", "sinusoidal",  // absolute
+      "none",                                                      // plain
+      "rope", "rope_nd", "mrope", "xpos",                          // rotary
+      "llama4_temperature",                                        // input side
+      "alibi", "kerple", "t5",                                     // bias
+      "deberta", "shaw", "txl",                                    // score terms
+      "linear", "ntk", "dynamic", "yarn", "llama3", "longrope"};   // RoPE's scalings
+  EXPECT_EQ(names, expected);
 }
 
 TEST(registry, value_text_is_canonical) {

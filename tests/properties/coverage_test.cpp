@@ -66,12 +66,12 @@ TEST(coverage, registration_refuses_an_op_without_its_hook) {
   pe::scheme_info info{"bias_without_hook_t", "encoding", "a test scheme", {}, {"bias", "attend"}, {}};
   pe::scheme_behaviour b;
   b.kind = pe::scheme_kind::bias;
-  EXPECT_THROW(pe::scheme_registration(info, b), std::logic_error);
+  EXPECT_THROW(pe::scheme_registration(0, info, b), std::logic_error);
   pe::scheme_behaviour plain;
   info.ops = {"bias"};
-  EXPECT_THROW(pe::scheme_registration(info, plain), std::logic_error);
+  EXPECT_THROW(pe::scheme_registration(0, info, plain), std::logic_error);
   info.ops = {"teleport"};
-  EXPECT_THROW(pe::scheme_registration(info, plain), std::logic_error);
+  EXPECT_THROW(pe::scheme_registration(0, info, plain), std::logic_error);
   EXPECT_EQ(pe::find_scheme("bias_without_hook_t"), nullptr);
 }
 

@@ -139,7 +139,7 @@ scheme_behaviour none_behaviour() {
   return b;
 }
 
-const std::vector<scheme_registration> registered = [] {
+const std::vector<scheme_registration> absolute_registered = [] {
   auto infos = absolute_infos();
   std::vector<scheme_behaviour> behaviours{
       absolute(typed_hook<encode_signature>::of([]<class T>(const spec& s, std::span<const std::int64_t> p) { return integer_encode<T>(s, p); })),
@@ -154,7 +154,9 @@ const std::vector<scheme_registration> registered = [] {
   // The gate checks learned's encode only: its table enters the scores, where no error model is derived.
   behaviours[3].gate_gaps = {{"attend", "the learned table enters the scores; the gate's attend error model is not derived for it"}};
   std::vector<scheme_registration> out;
-  for (size_t i = 0; i < infos.size(); ++i) out.emplace_back(std::move(infos[i]), std::move(behaviours[i]));
+  // integer, normalized, binary and learned first among the absolute schemes (sinusoidal is 20);
+  // none is the only plain one.
+  for (size_t i = 0; i < infos.size(); ++i) out.emplace_back(10 + static_cast<int>(i), std::move(infos[i]), std::move(behaviours[i]));
   return out;
 }();
 

@@ -39,7 +39,7 @@ scheme_behaviour alibi_behaviour() {
   return b;
 }
 
-const scheme_registration registered{alibi_info(), alibi_behaviour()};
+const scheme_registration alibi_registered{10, alibi_info(), alibi_behaviour()};
 
 }  // namespace
 

@@ -153,7 +153,7 @@ scheme_behaviour deberta_behaviour() {
   return b;
 }
 
-const scheme_registration registered{deberta_info(), deberta_behaviour()};
+const scheme_registration deberta_registered{10, deberta_info(), deberta_behaviour()};
 
 }  // namespace
 

@@ -56,7 +56,7 @@ scheme_behaviour kerple_behaviour() {
   return b;
 }
 
-const scheme_registration registered{kerple_info(), kerple_behaviour()};
+const scheme_registration kerple_registered{20, kerple_info(), kerple_behaviour()};
 
 }  // namespace
 }  // namespace pe

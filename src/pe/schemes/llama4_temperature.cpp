@@ -47,7 +47,7 @@ scheme_behaviour llama4_temperature_behaviour() {
   return b;
 }
 
-const scheme_registration registered{llama4_temperature_info(), llama4_temperature_behaviour()};
+const scheme_registration llama4_temperature_registered{10, llama4_temperature_info(), llama4_temperature_behaviour()};
 
 }  // namespace
 }  // namespace pe

@@ -200,8 +200,8 @@ scheme_behaviour rope_behaviour() {
 }
 
 // The scalings first: rope's scaling parameter names their family.
-const nested_scheme_registration registered_scalings{scalings()};
-const scheme_registration registered_rope{rope_info(), rope_behaviour()};
+const nested_scheme_registration registered_scalings{10, scalings()};
+const scheme_registration registered_rope{10, rope_info(), rope_behaviour()};
 
 }  // namespace
 

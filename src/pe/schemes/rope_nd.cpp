@@ -85,11 +85,11 @@ scheme_behaviour mrope_behaviour() {
   return b;
 }
 
-const std::vector<scheme_registration> registered = [] {
+const std::vector<scheme_registration> rope_nd_registered = [] {
   auto all = infos();
   std::vector<scheme_registration> out;
-  out.emplace_back(std::move(all.at(0)), rope_nd_behaviour());
-  out.emplace_back(std::move(all.at(1)), mrope_behaviour());
+  out.emplace_back(20, std::move(all.at(0)), rope_nd_behaviour());
+  out.emplace_back(21, std::move(all.at(1)), mrope_behaviour());
   return out;
 }();
 

@@ -53,7 +53,7 @@ scheme_behaviour shaw_behaviour() {
   return b;
 }
 
-const scheme_registration registered{shaw_info(), shaw_behaviour()};
+const scheme_registration shaw_registered{20, shaw_info(), shaw_behaviour()};
 
 }  // namespace
 

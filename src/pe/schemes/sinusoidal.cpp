@@ -89,7 +89,7 @@ scheme_behaviour sinusoidal_behaviour() {
   return b;
 }
 
-const scheme_registration registered{sinusoidal_info(), sinusoidal_behaviour()};
+const scheme_registration sinusoidal_registered{20, sinusoidal_info(), sinusoidal_behaviour()};
 
 }  // namespace
 

@@ -105,7 +105,7 @@ scheme_behaviour t5_behaviour() {
   return b;
 }
 
-const scheme_registration registered{t5_info(), t5_behaviour()};
+const scheme_registration t5_registered{30, t5_info(), t5_behaviour()};
 
 }  // namespace
 

@@ -108,7 +108,7 @@ scheme_behaviour txl_behaviour() {
   return b;
 }
 
-const scheme_registration registered{txl_info(), txl_behaviour()};
+const scheme_registration txl_registered{30, txl_info(), txl_behaviour()};
 
 }  // namespace
 

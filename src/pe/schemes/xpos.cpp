@@ -49,7 +49,7 @@ scheme_behaviour xpos_behaviour() {
   return b;
 }
 
-const scheme_registration registered{xpos_info(), xpos_behaviour()};
+const scheme_registration xpos_registered{30, xpos_info(), xpos_behaviour()};
 
 }  // namespace
 }  // namespace pe
