@@ -10,16 +10,17 @@ void call_policy::before_call() const {
   if (unsupported_ >= patience_ && !supported_) RC_DISCARD("unsupported");
 }
 
-void call_policy::answered(call_status status, const std::string& what) {
-  note(status, what);
+void call_policy::answered(call_status status, const std::string& what, bool process_replaced) {
+  note(status, what, process_replaced);
   if (status == call_status::unsupported) {
     ++unsupported_;
     RC_DISCARD(what);
   }
 }
 
-void call_policy::note(call_status status, const std::string& what) {
-  if (is_fatal(status) && cause_.empty()) cause_ = what;
+void call_policy::note(call_status status, const std::string& what, bool process_replaced) {
+  const bool failed = status != call_status::ok && status != call_status::unsupported;
+  if ((is_fatal(status) || (failed && process_replaced)) && cause_.empty()) cause_ = what;
 }
 
 }  // namespace pe::gate

@@ -75,6 +75,7 @@ void keep_within_table(const spec& s, std::vector<std::int64_t>& pos) {
 // One case's outcome.
 struct outcome {
   call_status status = call_status::ok;
+  bool process_replaced = false;  // call_result's
   bool within = true;
   double worst_fraction = 0, worst_ulps = 0;
   std::string where, message;
@@ -87,6 +88,7 @@ outcome run_case(implementation& impl, const std::string& op, const spec& s, con
   // unsupported or failed call does not need it.
   const call_result got = impl.run(op, s.text(), io_inputs(op, s, in, m.io), output_templates(op, s, in, m.io));
   r.status = got.status;
+  r.process_replaced = got.process_replaced;
   r.message = got.message;
   if (got.status != call_status::ok) {
     r.within = false;
@@ -249,7 +251,7 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
     if (o.progress) o.progress(r.check, ++tried, cases);
     const op_inputs in = draw_inputs(op, s, o.max_pos);
     const outcome c = run_case(impl, op, s, in, o.model);
-    calls.answered(c.status, fmt::format("{}: {}", status_name(c.status), c.message));
+    calls.answered(c.status, fmt::format("{}: {}", status_name(c.status), c.message), c.process_replaced);
     calls.supported();
     ++answered;
     if (c.status == call_status::ok && c.worst_fraction > worst.worst_fraction) worst = c;
@@ -435,7 +437,7 @@ check_result check_determinism(implementation& impl, const gate_options& o) {
     const auto inputs = io_inputs(op, s, in, o.model.io);
     const auto first = impl.run(op, s.text(), inputs, templates);
     const std::string first_said = fmt::format("{}: {}", status_name(first.status), first.message);
-    calls.answered(first.status, first_said);
+    calls.answered(first.status, first_said, first.process_replaced);
     if (first.status != call_status::ok) {  // conformance reports the failure itself; here it is a case not answered
       if (failure.empty()) failure = first_said;
       RC_DISCARD("the call failed");
@@ -444,7 +446,7 @@ check_result check_determinism(implementation& impl, const gate_options& o) {
     if (second.status != call_status::ok) {
       // The same case answered ok a moment ago: any other answer, unsupported too, is a difference.
       const std::string second_said = fmt::format("{}: {}", status_name(second.status), second.message);
-      calls.note(second.status, second_said);
+      calls.note(second.status, second_said, second.process_replaced);
       props::fail("the same case answered ok, then " + second_said);
     }
     calls.supported();

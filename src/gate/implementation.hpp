@@ -20,6 +20,11 @@ struct call_result {
   call_status status = call_status::ok;
   std::string message;
   std::vector<io_tensor> outputs;  // the filled outputs (status ok)
+  // A failure after which the implementation's process was replaced: a wire answer that broke the
+  // protocol (not a frame, a second answer, another request's answer). Like a crash, calling again
+  // would repeat it, each time at the cost of starting the process (seconds for an adapter that
+  // imports PyTorch), so it ends its check (call_policy).
+  bool process_replaced = false;
 };
 
 class implementation {

@@ -48,7 +48,7 @@ class implementation_backend final : public props::backend<double> {
     calls_.before_call();
     const auto got = impl_.run(std::string(op), s.text(), io_inputs(op, s, in, model_.io), output_templates(op, s, in, model_.io));
     const std::string what = fmt::format("{}: {} ({} on {})", status_name(got.status), got.message, op, s.text());
-    calls_.answered(got.status, what);
+    calls_.answered(got.status, what, got.process_replaced);
     if (got.status != call_status::ok) throw call_failed(what);
     calls_.supported();
     std::vector<named_tensor<double>> out;

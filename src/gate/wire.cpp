@@ -53,6 +53,18 @@ class wire_process final : public implementation {
 
   call_result run(const std::string& op, const std::string& spec, const std::vector<io_tensor>& inputs,
                   const std::vector<io_tensor>& outputs) override {
+    call_result r = exchange_call(op, spec, inputs, outputs);
+    // Ended with the process (stop()): a crash or a hang, which are fatal anyway, or an answer that
+    // broke the protocol.
+    r.process_replaced = !process_ && r.status != call_status::ok && r.status != call_status::unsupported;
+    return r;
+  }
+
+ private:
+  // One call: hello first for a fresh process, the request, the answer decoded. Whatever leaves the
+  // stream out of step stops the process (the next call starts another).
+  call_result exchange_call(const std::string& op, const std::string& spec, const std::vector<io_tensor>& inputs,
+                            const std::vector<io_tensor>& outputs) {
     call_result r;
     if (!process_) {
       // A fresh process answers hello under the start deadline, so the call's own deadline covers
@@ -97,7 +109,6 @@ class wire_process final : public implementation {
     return wire::answer_result(answer.head, answer.payload, outputs);
   }
 
- private:
   struct answer_frame {
     bool ok = false;
     call_status status = call_status::crashed;  // when not ok

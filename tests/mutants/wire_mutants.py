@@ -15,6 +15,8 @@ import numpy as np  # noqa: E402
 from pecheck_serve import Unsupported, _read_frame, _write_frame, serve  # noqa: E402
 
 mode = sys.argv[1]
+if mode == "garbage":  # each start, for the test that counts them (gate.wire_protocol_break_ends_its_check)
+    print("wire mutant garbage: started", file=sys.stderr, flush=True)
 
 
 def mutant(op, spec, inputs):
