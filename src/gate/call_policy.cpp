@@ -19,8 +19,8 @@ void call_policy::answered(call_status status, const std::string& what, bool pro
 }
 
 void call_policy::note(call_status status, const std::string& what, bool process_replaced) {
-  const bool failed = status != call_status::ok && status != call_status::unsupported;
-  if ((is_fatal(status) || (failed && process_replaced)) && cause_.empty()) cause_ = what;
+  // process_replaced is only ever set on a failure (call_result's contract, wire.cpp sets it).
+  if ((is_fatal(status) || process_replaced) && cause_.empty()) cause_ = what;
 }
 
 }  // namespace pe::gate
