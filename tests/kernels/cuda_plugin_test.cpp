@@ -1,4 +1,4 @@
-// GPU tests (label gpu) of libpecheck_cuda.so, called through its plugin ABI: the accurate rotate within its per-element bound on the device, and a launch of over 2^31 work items; skipped, saying why, where no CUDA device is found.
+// GPU tests (label gpu) of libpecheck_cuda.so, called through its plugin ABI: the accurate rotate within its per-element bound on the device, its 16-bit loads and stores on every word, and a launch of over 2^31 work items; skipped, saying why, where no CUDA device is found.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -10,10 +10,12 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "kernels/every_word_launch.hpp"
 #include "kernels/rotate_launch.hpp"
 #include "pecheck/impl.h"
 
@@ -71,6 +73,19 @@ TEST(cuda_plugin, accurate_rotate_is_within_its_bound_on_the_device) {
     std::vector<float> y(l.x.size(), NAN);
     ASSERT_EQ(plugin_rotate(spec, PE_F32, l.args.tokens, l.args.heads, l.args.dim, l.x.data(), l.pos.data(), y.data()), "") << spec;
     check_accurate_bound(l, y, "CUDA");
+  }
+}
+
+// The device's f16 and bf16 loads and stores (the hardware's cvt, storage.hpp) on every 16-bit
+// word: the words pecheck's fp16 and bf16 give, as the host emulation's bit arithmetic does
+// (rotate_kernel_test.cpp runs the same check there).
+TEST(cuda_plugin, sixteen_bit_io_loads_and_rounds_every_word_on_the_device) {
+  SKIP_WITHOUT_A_DEVICE();
+  unsetenv("PECHECK_KERNEL_ANGLES");
+  for (const auto& [io, dtype] : {std::pair{pe::kernels::io_type::f16, PE_F16}, std::pair{pe::kernels::io_type::bf16, PE_BF16}}) {
+    pe::kernels::testing::every_word_launch l(io);
+    ASSERT_EQ(plugin_rotate(l.spec, dtype, l.tokens, l.heads, l.dim, l.x.data(), l.pos.data(), l.y.data()), "");
+    l.check(l.y, "CUDA");
   }
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/angles.hpp"
+#include "kernels/every_word_launch.hpp"
 #include "kernels/host_grid.hpp"
 #include "kernels/rotate_launch.hpp"
 
@@ -48,6 +49,19 @@ TEST(rotate_kernel, accurate_mode_is_within_its_bound) {
     launch l(spec, 64, 3, std::int64_t{1} << 40, angle_mode::accurate, 7);
     l.run();
     check_accurate_bound(l, l.y, "host emulation");
+  }
+}
+
+// f16 and bf16 I/O on every 16-bit word: loaded exactly, A x rounded once to binary32 and then to
+// nearest even, as pecheck's fp16 and bf16 round it (every_word_launch.hpp; the GPU's cvt path is
+// held to the same in cuda_plugin_test.cpp).
+TEST(rotate_kernel, sixteen_bit_io_loads_and_rounds_every_word) {
+  for (const io_type io : {io_type::f16, io_type::bf16}) {
+    pe::kernels::testing::every_word_launch l(io);
+    ASSERT_GT(l.tables.factor, 1.2);  // a factor that needs rounding, or the stores would only copy
+    ASSERT_LT(l.tables.factor, 1.21);
+    pe::kernels::run_on_host(l.args);
+    l.check(l.y, "host emulation");
   }
 }
 
