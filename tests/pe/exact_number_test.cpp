@@ -233,4 +233,39 @@ TEST(exact_number, reference_reads_exact_values) {
   EXPECT_GT(abs(rounded_base[1] - expected) / expected, mp_real(1e-20));
 }
 
+// inv_freq and attention_factor are rational for explicit freqs: next to a rounding boundary of the
+// output format the wide (256-bit) value alone rounds the wrong way (1 + 2^-53 + 10^-300 is the
+// midpoint 1 + 2^-53 at 256 bits, and ties to even give 1). Each is decided by computing again
+// with more bits (decided_rounding.hpp); an exact midpoint still rounds to even.
+TEST(exact_number, inv_freq_is_correctly_rounded_next_to_a_rounding_boundary) {
+  const auto inv = [](const std::string& freqs) { return pe::rope_inv_freq<double>(parse_spec("rope(dim=2, freqs=[" + freqs + "])"))[0].value.data[0]; };
+  EXPECT_EQ(inv("1+1/9007199254740992+1e-300"), 0x1.0000000000001p+0);
+  EXPECT_EQ(inv("1+1/9007199254740992-1e-300"), 1.0);
+  EXPECT_EQ(inv("1+1/9007199254740992"), 1.0);                          // the midpoint: to even
+  EXPECT_EQ(inv("1+3/9007199254740992"), 0x1.0000000000002p+0);         // the midpoint: to even (up)
+  EXPECT_EQ(inv("1+1/9007199254740992+1e-1000"), 0x1.0000000000001p+0); // decided at 4096 bits
+  EXPECT_EQ(inv("1/3"), 0x1.5555555555555p-2);                          // far from a boundary
+  // The narrower formats, each next to its own midpoint.
+  const auto narrow = [](const std::string& freqs, auto type) {
+    return static_cast<double>(pe::rope_inv_freq<decltype(type)>(parse_spec("rope(dim=2, freqs=[" + freqs + "])"))[0].value.data[0]);
+  };
+  EXPECT_EQ(narrow("1+1/16777216+1e-300", float{}), 0x1.000002p+0);
+  EXPECT_EQ(narrow("1+1/16777216-1e-300", float{}), 1.0);
+  EXPECT_EQ(narrow("1+1/256+1e-300", pe::bf16{}), 0x1.02p+0);
+  EXPECT_EQ(narrow("1+1/2048+1e-300", pe::fp16{}), 0x1.004p+0);
+  // attention_factor, YaRN's written one.
+  const pe::spec yarn = parse_spec("rope(dim=2, scaling=yarn(factor=4, original_max=2048, attention_factor=1+1/9007199254740992+1e-300))");
+  EXPECT_EQ(pe::rope_inv_freq<double>(yarn)[1].value.data[0], 0x1.0000000000001p+0);
+  // MPFR outputs too: at 256 bits the midpoint is 1 + 2^-256, and the wide value (448 bits) loses
+  // the 10^-300.
+  pe::mp_precision scope(256);
+  const mp_real at_256 = pe::rope_inv_freq<mp_real>(parse_spec(
+      "rope(dim=2, freqs=[1+1/115792089237316195423570985008687907853269984665640564039457584007913129639936+1e-300])"))[0].value.data[0];
+  mp_real next = 1;
+  mpfr_set_prec(next.backend().data(), 256);
+  mpfr_set_ui(next.backend().data(), 1, MPFR_RNDN);
+  mpfr_nextabove(next.backend().data());  // 1 + 2^-255
+  EXPECT_TRUE(mpfr_equal_p(at_256.backend().data(), next.backend().data()));
+}
+
 }  // namespace
