@@ -107,6 +107,7 @@ std::function<int()> add_audit_command(CLI::App& app) {
   merge->add_option("parts", o->parts, "the shards' --json files")->required();
   merge->fallthrough();  // --baseline and the rest are audit's options
   merge->add_option("--json", o->merged_json, "write the merged profile as JSON to FILE");
+  merge->footer("audit's --html FILE, --baseline FILE [--baseline-factor X] and --save-baseline FILE apply to the merged report too");
   return [o, merge] {
     if (merge->parsed()) {
       pe::audit::audit_profile p = read_profile(o->parts.at(0));
