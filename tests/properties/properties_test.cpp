@@ -2,6 +2,9 @@
 // K* and the ladder are right, and a deliberately broken reference is caught.
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -91,6 +94,15 @@ TEST(property_registry, every_property_has_a_proof_and_every_proof_a_property) {
     if (entry.path().extension() != ".md" || stem.rfind("precision.", 0) == 0 || stem.rfind("gate_", 0) == 0) continue;
     EXPECT_TRUE(ids.count(stem)) << "proofs/" << stem << ".md names no registered property";
   }
+}
+
+// The README's count of law ids is the registry's (it said 37 while 48 were registered).
+TEST(property_registry, the_readme_counts_every_law) {
+  std::ifstream in(std::filesystem::path(PECHECK_SOURCE_DIR) / "README.md");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(text, m, std::regex(R"(Every law in `properties/` \((\d+) ids)"))) << "README.md: no '(N ids' after 'Every law in `properties/`'";
+  EXPECT_EQ(std::stoul(m[1].str()), properties().size()) << "README.md's count of law ids";
 }
 
 const property& find(const std::string& id) {
