@@ -73,6 +73,19 @@ pe::audit::audit_profile sweep(pe::audit::audit_request& q, bool bench) {
   return profile;
 }
 
+// audit merge reads its parts' profiles: of audit's own options only those that act on the
+// merged report apply (--html, --baseline, --baseline-factor, --save-baseline); a sweep option
+// given with it (--spec, --positions, --json before "merge", ...) would be ignored, so it is refused.
+void refuse_sweep_options(const CLI::App& audit) {
+  for (const CLI::Option* option : audit.get_options()) {
+    const std::string name = option->get_name();
+    if (option->count() == 0 || name == "--html" || name == "--baseline" || name == "--baseline-factor" || name == "--save-baseline") continue;
+    if (name == "--json") throw pe::input_error("audit merge: --json before 'merge' is the sweep's; give it after 'merge' to write the merged profile");
+    throw pe::input_error(fmt::format("audit merge: {} is an option of the sweep, not of merge (merge takes --json, --html, --baseline, "
+                                      "--baseline-factor and --save-baseline)", name));
+  }
+}
+
 }  // namespace
 
 std::function<int()> add_audit_command(CLI::App& app) {
@@ -107,9 +120,10 @@ std::function<int()> add_audit_command(CLI::App& app) {
   merge->add_option("parts", o->parts, "the shards' --json files")->required();
   merge->fallthrough();  // --baseline and the rest are audit's options
   merge->add_option("--json", o->merged_json, "write the merged profile as JSON to FILE");
-  merge->footer("audit's --html FILE, --baseline FILE [--baseline-factor X] and --save-baseline FILE apply to the merged report too");
-  return [o, merge] {
+  merge->footer("audit's --html FILE, --baseline FILE [--baseline-factor X] and --save-baseline FILE apply to the merged report too; its other options belong to the sweep and are refused here");
+  return [o, cmd, merge] {
     if (merge->parsed()) {
+      refuse_sweep_options(*cmd);
       pe::audit::audit_profile p = read_profile(o->parts.at(0));
       for (std::size_t k = 1; k < o->parts.size(); ++k) p.merge(read_profile(o->parts[k]));
       return finish(p, o->merged_json, o->html, o->baseline, true);
