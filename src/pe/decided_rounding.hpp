@@ -2,6 +2,8 @@
 #pragma once
 #include <mpfr.h>
 
+#include <type_traits>
+
 #include "pe/mp.hpp"
 #include "pe/scalar.hpp"
 
@@ -38,14 +40,20 @@ bool rounding_is_decided(const mp_real& v) {
 // rounding is not decided, value_at() is called again with twice the working bits, at most
 // decided_doublings times. A value exactly on a boundary stays undecided, and its rounding at
 // the last precision (ties to even) is the right one.
-template <class T, class ValueAt>
-T decided_store(const mp_real& wide, const ValueAt& value_at) {
-  mp_real v = wide;
-  for (int i = 0; i < decided_doublings && !rounding_is_decided<T>(v); ++i) {
-    const mp_working_bits more(2 * static_cast<unsigned>(mpfr_get_prec(v.backend().data())));
-    v = value_at();
+// A value computed in a type other than mp_real (T itself, for the archetype scalars) is stored
+// as store_as stores it: there is no wider value to decide from.
+template <class T, class W, class ValueAt>
+T decided_store(const W& wide, const ValueAt& value_at) {
+  if constexpr (!std::is_same_v<W, mp_real>) {
+    return store_as<T>(wide);
+  } else {
+    mp_real v = wide;
+    for (int i = 0; i < decided_doublings && !rounding_is_decided<T>(v); ++i) {
+      const mp_working_bits more(2 * static_cast<unsigned>(mpfr_get_prec(v.backend().data())));
+      v = value_at();
+    }
+    return store_as<T>(v);
   }
-  return store_as<T>(v);
 }
 
 }  // namespace pe

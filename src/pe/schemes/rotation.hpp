@@ -316,16 +316,11 @@ std::vector<named_tensor<T>> plan_inv_freq(const rotation_plan<Freq>& plan) {
     return out;
   });
   tensor<T> att(std::vector<std::int64_t>{});
-  if constexpr (std::is_same_v<W, mp_real>) {
-    // Each one correctly rounded: a rational frequency or factor can lie next to a rounding
-    // boundary of T, where the wide value alone would round it the wrong way (decided_rounding.hpp).
-    for (int k = 0; k < n; ++k)
-      inv.data[static_cast<size_t>(k)] = decided_store<T>(omegas[static_cast<size_t>(k)], [&] { return plan.freq.template omega<mp_real>(k); });
-    att.data[0] = decided_store<T>(factor, [&] { return plan.freq.template attention_factor<mp_real>(); });
-  } else {
-    for (int k = 0; k < n; ++k) inv.data[static_cast<size_t>(k)] = store_as<T>(omegas[static_cast<size_t>(k)]);
-    att.data[0] = store_as<T>(factor);
-  }
+  // Each one correctly rounded: a rational frequency or factor can lie next to a rounding boundary
+  // of T, where the wide value alone would round it the wrong way (decided_rounding.hpp).
+  for (int k = 0; k < n; ++k)
+    inv.data[static_cast<size_t>(k)] = decided_store<T>(omegas[static_cast<size_t>(k)], [&] { return plan.freq.template omega<mp_real>(k); });
+  att.data[0] = decided_store<T>(factor, [&] { return plan.freq.template attention_factor<mp_real>(); });
   return {{"inv_freq", std::move(inv)}, {"attention_factor", std::move(att)}};
 }
 
