@@ -20,6 +20,25 @@ PE_HD inline std::uint64_t mul_high(std::uint64_t a, std::uint64_t b) {
 #endif
 }
 
+// A loop the GPU compiler unrolls fully (a register array indexed by the loop's counter stays in
+// registers only then); the host compiler decides for itself.
+#if defined(__CUDA_ARCH__)
+#define PE_UNROLL _Pragma("unroll")
+#else
+#define PE_UNROLL
+#endif
+
+// q = n / d and r = n % d for n >= 0 and d > 0, in 32-bit arithmetic where both fit: on the GPU a
+// 64-bit division is a software routine of tens of instructions, a 32-bit one a handful.
+PE_HD inline void divide(std::int64_t n, std::int64_t d, std::int64_t* q, std::int64_t* r) {
+  if (static_cast<std::uint64_t>(n) <= 0xffffffffu && static_cast<std::uint64_t>(d) <= 0xffffffffu) {
+    const auto n32 = static_cast<std::uint32_t>(n), d32 = static_cast<std::uint32_t>(d);
+    *q = n32 / d32, *r = n32 % d32;
+  } else {
+    *q = n / d, *r = n % d;
+  }
+}
+
 // __sincosf's documented worst absolute error on [-pi, pi], 2^-21.41 (CUDA C++ Programming Guide,
 // "Intrinsic Functions"), rounded up: 0x1.816p-22 = 3.5891e-7 > 3.58879e-7.
 inline constexpr float sincosf_documented_error = 0x1.816p-22f;

@@ -1,4 +1,4 @@
-// GPU tests (label gpu) of libpecheck_cuda.so, called through its plugin ABI: the accurate rotate within its per-element bound on the device, its 16-bit loads and stores on every word, and a launch of over 2^31 work items; skipped, saying why, where no CUDA device is found.
+// GPU tests (label gpu) of libpecheck_cuda.so, called through its plugin ABI: the accurate rotate within its per-element bound on the device, its 16-bit loads and stores on every word, and a launch of over 2^32 work items and elements; skipped, saying why, where no CUDA device is found.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -62,14 +62,15 @@ std::string plugin_rotate(const std::string& spec, std::int32_t dtype, std::int6
 
 // The same statement the host emulation meets (rotate_kernel_test.cpp): on the GPU, sin and cos
 // are CUDA's (within 2 binary64 ulps, which the proof allows for) and nvcc may fuse the binary64
-// products and sums, which only removes roundings.
+// products and sums, which only removes roundings. 17 heads: two whole groups of the 8 that one
+// work item turns and a partial third (rotate_kernel.hpp).
 TEST(cuda_plugin, accurate_rotate_is_within_its_bound_on_the_device) {
   SKIP_WITHOUT_A_DEVICE();
   unsetenv("PECHECK_KERNEL_ANGLES");  // the accurate mode
   for (const char* spec : {"rope(dim=64, layout=neox)", "rope(dim=64, layout=gptj)", "rope(dim=48, rotary_dim=16)",
                            "rope(dim=32, scaling=yarn(factor=8, original_max=2048))",
                            "rope(dim=128, base=500000, scaling=llama3(factor=8, original_max=8192))"}) {
-    rotate_launch l(spec, 512, 3, std::int64_t{1} << 40, angle_mode::accurate, 11);
+    rotate_launch l(spec, 512, 17, std::int64_t{1} << 40, angle_mode::accurate, 11);
     std::vector<float> y(l.x.size(), NAN);
     ASSERT_EQ(plugin_rotate(spec, PE_F32, l.args.tokens, l.args.heads, l.args.dim, l.x.data(), l.pos.data(), y.data()), "") << spec;
     check_accurate_bound(l, y, "CUDA");
@@ -89,17 +90,19 @@ TEST(cuda_plugin, sixteen_bit_io_loads_and_rounds_every_word_on_the_device) {
   }
 }
 
-// Over 2^31 work items in one launch (2^21 + 5 tokens, 16 heads of 128, f16 I/O: 8 GiB each way):
-// every element is written, and each sampled token's output is bit for bit the output of a launch
-// of that token alone (a token's result cannot depend on where it sits in the grid; the small
-// launches are what the bound test checks). Catches 32-bit index arithmetic anywhere between the
-// plugin and the kernel.
-TEST(cuda_plugin, a_launch_past_2_to_the_31_work_items_writes_every_element_right) {
+// Over 2^32 work items and 2^32 elements in one launch (rope(dim=256, rotary_dim=2): one rotated
+// pair and 254 passed-through dims a token, each a work item; 2^24 + 2^17 + 5 tokens of one head,
+// f16 I/O: 8.1 GiB each way): every element is written, and each sampled token's output is bit for bit
+// the output of a launch of that token alone (a token's result cannot depend on where it sits in
+// the grid; the small launches are what the bound test checks). Catches 32-bit index arithmetic
+// anywhere between the plugin and the kernel, in the work item's number and in the element's.
+TEST(cuda_plugin, a_launch_past_2_to_the_32_work_items_writes_every_element_right) {
   SKIP_WITHOUT_A_DEVICE();
   unsetenv("PECHECK_KERNEL_ANGLES");
-  const char* spec = "rope(dim=128)";
-  const std::int64_t tokens = (std::int64_t{1} << 21) + 5, heads = 16, dim = 128, row = heads * dim, elements = tokens * row;
-  ASSERT_GT(tokens * heads * (dim / 2), std::int64_t{1} << 31);
+  const char* spec = "rope(dim=256, rotary_dim=2)";
+  const std::int64_t tokens = (std::int64_t{1} << 24) + (std::int64_t{1} << 17) + 5, heads = 1, dim = 256, row = heads * dim, elements = tokens * row;
+  ASSERT_GT(tokens * (1 + dim - 2), std::int64_t{1} << 32);  // work items (rotate_kernel.hpp)
+  ASSERT_GT(elements, std::int64_t{1} << 32);
   const auto bytes = static_cast<std::size_t>(elements) * 2;
   std::size_t device_free = 0, device_total = 0;
   ASSERT_EQ(cudaMemGetInfo(&device_free, &device_total), cudaSuccess);
@@ -121,8 +124,11 @@ TEST(cuda_plugin, a_launch_past_2_to_the_31_work_items_writes_every_element_righ
   std::int64_t unwritten = 0;
   for (const std::uint16_t v : y) unwritten += v == 0xffff;
   EXPECT_EQ(unwritten, 0) << "elements left unwritten of " << elements;
-  // Tokens at the start, around item 2^31, at the end, and drawn.
-  std::vector<std::int64_t> sampled = {0, 1, (std::int64_t{1} << 21) - 1, std::int64_t{1} << 21, tokens - 2, tokens - 1};
+  // Tokens at the start, around element 2^31 (token 2^23), item 2^31 (token 2^31 / 255), element
+  // 2^32 (token 2^24), item 2^32 (token 2^32 / 255), at the end, and drawn.
+  std::vector<std::int64_t> sampled = {0, 1, (std::int64_t{1} << 23) - 1, std::int64_t{1} << 23, (std::int64_t{1} << 31) / 255,
+                                       (std::int64_t{1} << 31) / 255 + 1, (std::int64_t{1} << 24) - 1, std::int64_t{1} << 24,
+                                       (std::int64_t{1} << 32) / 255, (std::int64_t{1} << 32) / 255 + 1, tokens - 2, tokens - 1};
   for (int k = 0; k < 64; ++k) sampled.push_back(static_cast<std::int64_t>(rng() % static_cast<std::uint32_t>(tokens)));
   std::vector<std::uint16_t> xs, ys;
   std::vector<std::int64_t> ps;

@@ -52,6 +52,22 @@ TEST(rotate_kernel, accurate_mode_is_within_its_bound) {
   }
 }
 
+// A work item turns one pair in each head of a group of heads_per_item (8) heads with one sine
+// and cosine: head counts below, at and past one group and two, with a partial last group, leave
+// no element unwritten (the launch starts them NaN), none written twice into another head's place,
+// and every one within the accurate bound (the gate draws 1 to 4 heads, one group, so this test is
+// where the groups are checked).
+TEST(rotate_kernel, every_group_of_heads_is_turned_whole) {
+  static_assert(pe::kernels::heads_per_item == 8, "the head counts below straddle groups of 8");
+  for (const char* spec : {"rope(dim=48, rotary_dim=16, layout=neox)", "rope(dim=20, layout=gptj)"})
+    for (const std::int64_t heads : {1, 7, 8, 9, 16, 17}) {
+      launch l(spec, 5, heads, 1 << 20, angle_mode::accurate, 11);
+      l.run();
+      SCOPED_TRACE(heads);
+      check_accurate_bound(l, l.y, "host emulation");
+    }
+}
+
 // f16 and bf16 I/O on every 16-bit word: loaded exactly, A x rounded once to binary32 and then to
 // nearest even, as pecheck's fp16 and bf16 round it (every_word_launch.hpp; the GPU's cvt path is
 // held to the same in cuda_plugin_test.cpp).
