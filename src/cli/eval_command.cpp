@@ -277,7 +277,7 @@ std::function<int()> add_eval_command(CLI::App& app) {
   cmd->add_option("--precision", o->precision, "bits: 53 = binary64 (default); 64 and more = MPFR");
   cmd->add_option("--format", o->format, "table (default), json, csv or npy (NumPy .npy, binary64; see Sizes below)")
       ->check(CLI::IsMember({"table", "json", "csv", "npy"}));
-  cmd->add_option("--output", o->output, "write to FILE (whole or not at all: a temporary file beside it, renamed when done)");
+  cmd->add_option("--output", o->output, "write to FILE (whole or not at all: a temporary file beside it, renamed when done; a device or FIFO is written in place)");
   // Tests compare chunked with one-chunk output; not for users, so not in --help.
   cmd->add_option("--chunk-tokens", o->chunk_tokens, "tokens per chunk for encode and rotate")->group("");
   cmd->footer(eval_footer);

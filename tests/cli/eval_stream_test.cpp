@@ -12,9 +12,13 @@
 #include <vector>
 
 #include "support/run_pecheck.hpp"
+#include "support/scratch_files.hpp"
 
 namespace {
 
+using pecheck_test::files_in;
+using pecheck_test::fresh_dir;
+using pecheck_test::read_file;
 using pecheck_test::run;
 
 struct stream_case {
@@ -55,28 +59,6 @@ TEST(eval_stream, chunks_print_what_one_chunk_prints) {
       EXPECT_EQ(run(args).out, one.out) << args << " (default chunks)";
     }
   }
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// The files in dir other than the ones named: a temporary left behind shows here.
-std::vector<std::string> files_in(const std::string& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::string fresh_dir(const char* name) {
-  const std::string dir = ::testing::TempDir() + "pecheck_" + name + "_" + std::to_string(getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
 }
 
 TEST(eval_stream, output_file_holds_what_stdout_shows) {
@@ -152,7 +134,7 @@ const bad_call bad_calls[] = {
     {"eval inv_freq 'rope(dim=8)' --format npy",
      "pecheck: eval --format npy: inv_freq has 2 outputs (inv_freq, attention_factor): give --output DIR, which gets one .npy per output\n"},
     {"eval encode 'sinusoidal(dim=4)' --pos 0:3 --output /no/such/dir/pe.csv",
-     "pecheck: --output: cannot write /no/such/dir/pe.csv\n"},
+     "pecheck: --output: cannot write /no/such/dir/pe.csv: No such file or directory\n"},
 };
 
 TEST(eval_stream, sizes_and_formats_refused_with_one_line) { pecheck_test::expect_one_line_errors(bad_calls); }
