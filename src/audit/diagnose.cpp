@@ -105,6 +105,7 @@ diagnosis diagnose(const diagnose_request& q, gate::implementation& impl) {
     }
     const auto values = gate::as_doubles(got.outputs.at(0)).data;
     d.elements += static_cast<std::int64_t>(values.size());
+    for (const double v : values) d.non_finite += std::isfinite(v) ? 0 : 1;
     for (std::size_t v = 0; v < variants.size(); ++v) {
       tensor<double> expected;
       std::vector<double> bound;
@@ -146,13 +147,21 @@ diagnosis diagnose(const diagnose_request& q, gate::implementation& impl) {
   return d;
 }
 
-bool diagnosis::as_asked() const { return elements > 0 && !ranked.empty() && ranked[0].name == "as asked" && ranked[0].residual <= 1; }
+bool diagnosis::as_asked() const {
+  return elements > 0 && non_finite == 0 && !ranked.empty() && ranked[0].name == "as asked" && ranked[0].residual <= 1;
+}
 
 std::string diagnosis::sentence() const {
   if (ranked.empty() || elements == 0) return fmt::format("no call answered: nothing to diagnose ({} failed)", failed.size());
   const auto& best = ranked[0];
   std::string out;
-  if (best.residual > 1) {
+  if (non_finite > 0) {
+    // The calls' inputs are finite and every convention's outputs on them are too (|x| < 1,
+    // bounded positions), so a NaN or an infinity is a fault, however few: the percentile that
+    // lets roundings differ would hide it.
+    out = fmt::format("{} of {} output elements are NaN or infinite, which no convention computes from these finite inputs; apart from them: {} (residual {:.3g} of the bound)",
+                      non_finite, elements, best.label, best.residual);
+  } else if (best.residual > 1) {
     out = fmt::format("no convention in the neighbourhood explains this implementation within the bound; nearest: {} (residual {:.3g} of the bound)",
                       best.label, best.residual);
   } else if (best.name == "as asked") {
@@ -169,7 +178,7 @@ nlohmann::json diagnosis::json() const {
   const auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json("inf"); };
   for (const auto& r : ranked) ranking.push_back({{"name", r.name}, {"computes", r.label}, {"residual", number(r.residual)}, {"worst", number(r.worst)}});
   return {{"implementation", implementation}, {"asked", asked},   {"op", op},           {"dtype", dtype},     {"calls", calls},
-          {"elements", elements},             {"best", ranked.empty() ? "" : ranked[0].name}, {"sentence", sentence()}, {"ranking", ranking}, {"failed_calls", failed}};
+          {"elements", elements},             {"non_finite", non_finite}, {"best", ranked.empty() ? "" : ranked[0].name}, {"sentence", sentence()}, {"ranking", ranking}, {"failed_calls", failed}};
 }
 
 }  // namespace pe::audit

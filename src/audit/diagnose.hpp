@@ -29,12 +29,14 @@ struct candidate_fit {
 struct diagnosis {
   std::string implementation, asked, op, dtype;
   std::int64_t calls = 0, elements = 0;
+  std::int64_t non_finite = 0;        // output elements that are NaN or infinite: never as asked
   std::vector<candidate_fit> ranked;  // best first; ties keep the table's order ("as asked" first)
   std::vector<std::string> failed;    // calls that did not answer ok: "call N: status: message"
   // "this implementation computes X although Y was asked; residual R of the bound; runner-up: ..."
   std::string sentence() const;
   nlohmann::json json() const;
-  // Whether some call answered and the best fit is the spec as asked, within the bound.
+  // Whether some call answered, every output is finite, and the best fit is the spec as asked,
+  // within the bound.
   bool as_asked() const;
 };
 

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <memory>
+#include <string>
+
 #include "gate/op_io.hpp"
 #include "pe/ops.hpp"
 
@@ -34,6 +38,26 @@ class window_at_the_end final : public gate::implementation {
   }
 };
 
+// The reference, but the last element of its first answer is NaN.
+class one_nan_at_the_end final : public gate::implementation {
+ public:
+  std::string name() const override { return "one NaN at the end"; }
+  gate::call_result run(const std::string& op, const std::string& spec_text, const std::vector<gate::io_tensor>& inputs,
+                        const std::vector<gate::io_tensor>& outputs) override {
+    gate::call_result r = reference_->run(op, spec_text, inputs, outputs);
+    if (r.status == gate::call_status::ok && calls_++ == 0) {
+      auto y = gate::as_doubles(r.outputs.at(0));
+      y.data.back() = NAN;
+      r.outputs.at(0) = gate::real_tensor(r.outputs.at(0).name, r.outputs.at(0).type, y);
+    }
+    return r;
+  }
+
+ private:
+  std::unique_ptr<gate::implementation> reference_ = gate::reference_implementation();
+  int calls_ = 0;
+};
+
 TEST(diagnose, the_reference_computes_what_was_asked) {
   auto reference = gate::reference_implementation();
   for (const char* spec : {"rope(dim=64, rotary_dim=16)", "rope(dim=32, scaling=yarn(factor=4, original_max=2048))", "sinusoidal(dim=32)", "alibi(heads=12)", "t5()"})
@@ -59,6 +83,20 @@ TEST(diagnose, a_window_at_the_end_of_the_head_is_named) {
   const auto j = d.json();
   EXPECT_EQ(j["best"], "rotary window at the end");
   EXPECT_EQ(j["ranking"][0]["name"], "rotary window at the end");
+}
+
+// One NaN among hundreds of elements is under the 99th percentile the residual reads, yet a NaN is
+// never what was asked: the diagnosis says so and is not as asked (diagnose exits 1).
+TEST(diagnose, a_nan_output_is_never_as_asked) {
+  one_nan_at_the_end impl;
+  diagnose_request q;
+  q.spec = "rope(dim=64)";
+  const auto d = diagnose(q, impl);
+  EXPECT_EQ(d.non_finite, 1);
+  EXPECT_GT(d.elements, 100);
+  EXPECT_FALSE(d.as_asked()) << d.sentence();
+  EXPECT_NE(d.sentence().find("1 of " + std::to_string(d.elements) + " output elements are NaN or infinite"), std::string::npos) << d.sentence();
+  EXPECT_EQ(d.json()["non_finite"], 1);
 }
 
 }  // namespace
