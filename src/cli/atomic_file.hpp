@@ -1,4 +1,4 @@
-// A file that appears whole or not at all: written under a temporary name beside it, renamed over it at the end.
+// A file that appears whole or not at all where a rename can make it so (a temporary beside it, renamed over it at the end), and is written in place where a rename would replace what it names.
 #pragma once
 #include <string>
 #include <string_view>
