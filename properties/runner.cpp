@@ -113,6 +113,7 @@ target_result run_target(const property& p, const target& t, const run_options& 
       for (const auto& [type, value] : result.counterexample) r.counterexample += fmt::format("{} = {}\n", type, value);
       break;
     case run_verdict::gave_up:
+      r.cases = result.cases;  // those that passed before RapidCheck gave up
       r.observed = "gave up";
       r.failure = result.message;
       break;

@@ -75,7 +75,8 @@ class GateResult:
 
     @property
     def passed(self):
-        """The gate's own verdict: no check failed and every spec had something checked."""
+        """The gate's own verdict: no check failed, none was INCOMPLETE unless --allow-partial accepted it,
+        and every spec had something checked."""
         return self.returncode == 0
 
     @property
@@ -86,17 +87,23 @@ class GateResult:
     def failures(self):
         return [c for c in self.checks if c["result"] == "FAIL"]
 
+    @property
+    def incomplete(self):
+        """The INCOMPLETE checks --allow-partial did not accept: cases declined, so not checked."""
+        return [c for c in self.checks if c["result"] == "INCOMPLETE" and not c.get("accepted_partial")]
+
     def failure_text(self):
-        """What failed: each failing check with its counterexample and reproduce line, and the notes."""
-        failures = self.failures
-        lines = [f"pecheck gate: {'PASS' if self.passed else 'FAIL'}, {len(failures)} of {len(self.checks)} checks failed "
-                 f"({self.report['implementation']} at {self.report['dtype']} I/O)"]
-        for c in failures:
-            lines.append(f"FAIL {c['check']}  {c['spec']}")
+        """What failed: each failing check with its counterexample and reproduce line, each INCOMPLETE one, and the notes."""
+        failures, incomplete = self.failures, self.incomplete
+        lines = [f"pecheck gate: {self.report.get('verdict', 'PASS' if self.passed else 'FAIL')}, {len(failures)} of {len(self.checks)} checks failed, "
+                 f"{len(incomplete)} incomplete ({self.report['implementation']} at {self.report['dtype']} I/O)"]
+        for c in failures + incomplete:
+            lines.append(f"{c['result']} {c['check']}  {c['spec']}")
             if c["detail"]:
                 lines.append(f"    {c['detail']}")
-            lines.append(f"    reproduce: {c['reproduce']}")
-        if not failures:  # failed without a failing check (nothing checked, a baseline regression): the gate's own words
+            if c["result"] == "FAIL":
+                lines.append(f"    reproduce: {c['reproduce']}")
+        if not failures and not incomplete:  # failed without a failing check (nothing checked, a baseline regression): the gate's own words
             lines.append(self.output.rstrip())
         lines += [f"note: {n}" for n in self.report.get("notes", [])]
         return "\n".join(lines)
@@ -129,7 +136,9 @@ def gate(fn, spec, dtype="f32", *, cases=None, seed=None, golden=None, args=(), 
         report_path = os.path.join(tmp, "gate.json")
         run = subprocess.run(argv + ["--json", report_path], capture_output=True, text=True, timeout=timeout)
         if run.returncode not in (0, 1) or not os.path.isfile(report_path):
-            reason = run.stderr.strip() or run.stdout.strip() or "no output"
+            # stderr's line for bad usage or an unusable implementation; the verdict line (the last) for
+            # one that supports nothing of any spec.
+            reason = run.stderr.strip() or (run.stdout.strip().splitlines() or ["no output"])[-1]
             raise GateError(f"pecheck gate exited with status {run.returncode}: {reason}")
         with open(report_path) as f:
             report = json.load(f)

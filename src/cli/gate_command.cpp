@@ -10,6 +10,7 @@
 #include "cli/model_source.hpp"
 #include "convert/layer_specs.hpp"
 #include "gate/gate_baseline.hpp"
+#include "gate/op_io.hpp"
 #include "gate/report_printers.hpp"
 #include "gate/run.hpp"
 #include "pe/error.hpp"
@@ -33,7 +34,12 @@ std::function<int()> add_gate_command(CLI::App& app) {
   cmd->add_option("--dtype", q.dtype, "I/O dtype: f32, f64, f16, bf16 (default f32)");
   cmd->add_option("--working", q.working, "the implementation's working precision: f32 or f64 (default: f32, or f64 for --dtype f64)");
   cmd->add_option("--tolerance", q.tolerance, "strict (direct angles only), standard, loose (4x) or the angle coefficient C itself, a number >= 1 (proofs/gate_tolerance.md)");
-  cmd->add_option("--max-pos", q.max_pos, "largest position drawn (default 2^20)")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  cmd->add_option("--max-pos", q.max_pos, "the largest position the implementation is judged on (default 2^40, the most): draws reach it, golden cases past it are left out")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  cmd->add_option("--allow-partial", q.allow_partial,
+                  "ops (comma-separated) whose declined cases are accepted as out of scope: their INCOMPLETE checks do not fail the run")
+      ->delimiter(',')
+      ->check(CLI::IsMember(pe::gate::gate_ops()));
   cmd->add_option("--cases", q.cases, "random conformance cases per spec")->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", q.seed, "RapidCheck seed (fixed by default)");
   cmd->add_option("--golden", q.golden, "the golden directory (default golden)");

@@ -10,8 +10,10 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gate/call_policy.hpp"
+#include "gate/coverage.hpp"
 #include "gate/op_io.hpp"
 #include "golden/golden_file.hpp"
 #include "golden/manifest.hpp"
@@ -31,8 +33,20 @@ std::string_view verdict_name(verdict v) {
     case verdict::fail: return "FAIL";
     case verdict::unsupported: return "UNSUPPORTED";
     case verdict::skipped: return "SKIPPED";
+    case verdict::incomplete: return "INCOMPLETE";
   }
   return "?";
+}
+
+void hold_to_coverage(check_result& r) {
+  if (r.result != verdict::pass) return;
+  std::vector<std::string> why;
+  if (r.cases < r.planned) why.push_back(fmt::format("{} of the {} cases asked for were answered", r.cases, r.planned));
+  if (!r.never_answered.empty()) why.push_back(fmt::format("never answered: {}", fmt::join(r.never_answered, ", ")));
+  if (why.empty()) return;
+  r.result = verdict::incomplete;
+  const std::string declined = r.declined_ops.empty() ? "" : fmt::format(" ({} declined)", fmt::join(r.declined_ops, ", "));
+  r.detail = fmt::format("{}{}{}{}", fmt::join(why, "; "), declined, r.detail.empty() ? "" : "; ", r.detail);
 }
 
 namespace {
@@ -245,14 +259,17 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
   int tried = 0;  // cases drawn so far, shrinking included (progress only)
   int answered = 0;
   outcome worst;
+  coverage reached;
   call_policy calls(cases);  // patience: as many unsupported answers as there are cases
   const auto result = props::run_rapidcheck({cases, o.seed}, [&] {
     calls.before_call();
     if (o.progress) o.progress(r.check, ++tried, cases);
     const op_inputs in = draw_inputs(op, s, o.max_pos);
+    reached.drawn(in);
     const outcome c = run_case(impl, op, s, in, o.model);
     calls.answered(c.status, fmt::format("{}: {}", status_name(c.status), c.message), c.process_replaced);
     calls.supported();
+    reached.answered(in);
     ++answered;
     if (c.status == call_status::ok && c.worst_fraction > worst.worst_fraction) worst = c;
     worst.worst_ulps = std::max(worst.worst_ulps, c.worst_ulps);
@@ -260,6 +277,10 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
     if (!c.within) props::fail(fmt::format("{}: {}", c.status == call_status::ok ? "out of bound" : status_name(c.status), c.message));
   });
   r.unsupported = calls.unsupported();
+  r.planned = cases;
+  if (r.unsupported > 0) r.declined_ops = {op};
+  r.never_answered = reached.never_answered();
+  r.top_position = reached.top_answered_position();
   if (answered == 0 && r.unsupported > 0) {
     r.result = verdict::unsupported;
     r.detail = fmt::format("{} answered unsupported for {} {}", impl.name(), op, o.spec);
@@ -268,12 +289,10 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
   r.worst_fraction = worst.worst_fraction;
   r.worst_ulps = worst.worst_ulps;
   r.worst_where = worst.message;
-  if (result.verdict == props::run_verdict::passed) {
-    r.cases = result.cases;
-    return r;
-  }
-  if (result.verdict == props::run_verdict::gave_up) {  // too many unsupported cases: the answered ones passed
+  if (result.verdict == props::run_verdict::passed || result.verdict == props::run_verdict::gave_up) {
+    // A give-up (too many cases declined) answered fewer cases than asked: INCOMPLETE, never a pass.
     r.cases = answered;
+    hold_to_coverage(r);
     return r;
   }
   r.result = verdict::fail;
@@ -369,9 +388,12 @@ std::vector<check_result> check_golden(implementation& impl, const gate_options&
       continue;
     }
     auto r = result_for("golden:" + entry.path, fs.text());
-    // xPos's scales leave a narrow format at large positions, where no correct kernel in it can
-    // answer: those cases are left out, and said so (tolerance.hpp, drawn_position_limit).
-    const std::int64_t reach = drawn_position_limit(fs, o.model, std::numeric_limits<std::int64_t>::max());
+    // Cases past the range the implementation declared (--max-pos), and past xPos's scales'
+    // reach in a narrow format, where no correct kernel in it can answer, are left out, and said
+    // so (tolerance.hpp, drawn_position_limit).
+    const std::int64_t scales_reach = drawn_position_limit(fs, o.model, std::numeric_limits<std::int64_t>::max());
+    const std::int64_t reach = std::min(scales_reach, o.declared_max_pos);
+    coverage reached;
     int beyond = 0;
     for (const auto& c : file.cases) {
       if (o.progress) o.progress("golden", r.cases + 1, static_cast<int>(file.cases.size()));
@@ -380,11 +402,14 @@ std::vector<check_result> check_golden(implementation& impl, const gate_options&
         ++beyond;
         continue;
       }
+      ++r.planned;
       const outcome got = run_case(impl, file.op, fs, in, o.model);
       if (got.status == call_status::unsupported) {
         ++r.unsupported;
+        r.declined_ops = {file.op};
         continue;
       }
+      reached.answered(in);
       ++r.cases;
       r.worst_ulps = std::max(r.worst_ulps, got.worst_ulps);
       if (got.worst_fraction > r.worst_fraction) r.worst_fraction = got.worst_fraction, r.worst_where = "case " + c.id + ": " + got.message;
@@ -397,14 +422,18 @@ std::vector<check_result> check_golden(implementation& impl, const gate_options&
       }
     }
     if (r.result != verdict::fail && beyond > 0) {
-      r.detail = fmt::format("{} of {} cases have a position beyond {}, where the scheme's scales pass the range the gate holds {} kernels to: left out",
-                             beyond, file.cases.size(), reach, dtype_format(o.model.io).name);
+      r.detail = reach < o.declared_max_pos
+                     ? fmt::format("{} of {} cases have a position beyond {}, where the scheme's scales pass the range the gate holds {} kernels to: left out",
+                                   beyond, file.cases.size(), reach, dtype_format(o.model.io).name)
+                     : fmt::format("{} of {} cases have a position beyond --max-pos {}: left out", beyond, file.cases.size(), reach);
       if (r.cases == 0 && r.unsupported == 0) r.result = verdict::skipped;
     }
+    r.top_position = reached.top_answered_position();
     if (r.result != verdict::fail && r.result != verdict::skipped && r.cases == 0) {
       r.result = verdict::unsupported;
       r.detail = fmt::format("{} supports none of the {} cases ({})", impl.name(), file.cases.size() - static_cast<std::size_t>(beyond), file.op);
     }
+    hold_to_coverage(r);  // a golden case declined is a hole: every case within reach must be answered
     out.push_back(std::move(r));
   }
   if (out.empty() && !already) {
@@ -429,10 +458,13 @@ check_result check_determinism(implementation& impl, const gate_options& o) {
   }
   int answered = 0;       // cases answered ok twice, and compared
   std::string failure;    // the first call that failed (not unsupported): a case not answered is no pass
-  call_policy calls(10);  // patience: as many unsupported answers as there are cases
-  const auto result = props::run_rapidcheck({10, o.seed}, [&] {
+  constexpr int cases = 10;
+  coverage reached;
+  call_policy calls(cases);  // patience: as many unsupported answers as there are cases
+  const auto result = props::run_rapidcheck({cases, o.seed}, [&] {
     calls.before_call();
     const op_inputs in = rounded_inputs(op, draw_inputs(op, s, o.max_pos), o.model.io);
+    reached.drawn(in);
     const auto templates = output_templates(op, s, in, o.model.io);
     const auto inputs = io_inputs(op, s, in, o.model.io);
     const auto first = impl.run(op, s.text(), inputs, templates);
@@ -450,11 +482,16 @@ check_result check_determinism(implementation& impl, const gate_options& o) {
       props::fail("the same case answered ok, then " + second_said);
     }
     calls.supported();
+    reached.answered(in);
     ++answered;
     for (std::size_t k = 0; k < first.outputs.size(); ++k)
       if (first.outputs[k].bytes != second.outputs[k].bytes) props::fail(fmt::format("two runs of the same case differ in output {}", first.outputs[k].name));
   });
   r.unsupported = calls.unsupported();
+  r.planned = cases;
+  if (r.unsupported > 0) r.declined_ops = {op};
+  r.never_answered = reached.never_answered();
+  r.top_position = reached.top_answered_position();
   if (answered == 0 && result.verdict != props::run_verdict::failed) {
     if (!failure.empty()) {
       r.result = verdict::fail;
@@ -473,6 +510,7 @@ check_result check_determinism(implementation& impl, const gate_options& o) {
   } else {
     r.cases = answered;
   }
+  hold_to_coverage(r);
   return r;
 }
 

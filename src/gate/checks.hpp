@@ -21,7 +21,8 @@ namespace pe::gate {
 struct gate_options {
   std::string spec;      // canonical text
   error_model model;
-  std::int64_t max_pos = std::int64_t{1} << 20;
+  std::int64_t max_pos = std::int64_t{1} << 40;       // the largest position drawn for this spec (drawn_position_limit)
+  std::int64_t declared_max_pos = std::int64_t{1} << 40;  // --max-pos as given: golden cases past it are left out
   int cases = 100;
   std::uint64_t seed = 20261129;
   std::filesystem::path golden_dir = "golden";
@@ -35,7 +36,10 @@ struct gate_options {
   std::shared_ptr<std::map<std::string, golden::golden_file>> golden_files;
 };
 
-enum class verdict { pass, fail, unsupported, skipped };
+// incomplete: no case failed, but the implementation declined some of the cases drawn, so that
+// fewer than the cases asked for were answered or some class of case drawn was never answered
+// (coverage.hpp): what was not answered was not checked.
+enum class verdict { pass, fail, unsupported, skipped, incomplete };
 std::string_view verdict_name(verdict v);
 
 struct check_result {
@@ -51,7 +55,16 @@ struct check_result {
   std::string reproduce;
   bool law = false;  // a law's check: no reference is compared, so there is no error in ulps
   int unsupported = 0;  // calls answered unsupported: their cases were left out, not passed
+  int planned = 0;      // the cases the check asked for: a PASS answered all of them
+  std::vector<std::string> never_answered;  // classes of case drawn that no answer covered (coverage.hpp)
+  std::vector<std::string> declined_ops;    // the ops of the calls answered unsupported
+  std::int64_t top_position = 0;            // the largest position among the answered calls
+  bool accepted = false;                    // INCOMPLETE with every declined op in --allow-partial (run.cpp)
 };
+
+// Turns a passing result into INCOMPLETE when fewer than r.planned cases were answered or a class
+// drawn was never answered, saying which; any other result is left as it is.
+void hold_to_coverage(check_result& r);
 
 // One result per op of the scheme: conformance.rotate and conformance.inv_freq for the RoPE
 // family, conformance.bucket and conformance.bias for T5, conformance.encode, conformance.bias ...

@@ -1,5 +1,6 @@
 // The laws on the implementation alone: the property registry's laws marked on_implementations, run through a
 // backend that calls the implementation and carries the gate's error model (proofs/gate_laws.md).
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -7,6 +8,7 @@
 
 #include "gate/call_policy.hpp"
 #include "gate/checks.hpp"
+#include "gate/coverage.hpp"
 #include "gate/op_io.hpp"
 #include <rapidcheck.h>
 
@@ -33,6 +35,9 @@ class implementation_backend final : public props::backend<double> {
   std::int64_t max_position() const override { return max_pos_; }
   int unsupported_calls() const { return calls_.unsupported(); }
   const std::string& fatal() const { return calls_.cause(); }
+  const coverage& reached() const { return reached_; }
+  bool any_answered() const { return answered_; }
+  const std::vector<std::string>& declined_ops() const { return declined_; }
 
   std::vector<double> stored(std::vector<double> values) const override {
     tensor<double> t({static_cast<std::int64_t>(values.size())});
@@ -46,11 +51,15 @@ class implementation_backend final : public props::backend<double> {
     // own report of it), so an implementation that offers rotate alone is judged all the same.
     if (op == "inv_freq") return run_op<double>(op, s, in);
     calls_.before_call();
+    reached_.drawn(in);
     const auto got = impl_.run(std::string(op), s.text(), io_inputs(op, s, in, model_.io), output_templates(op, s, in, model_.io));
     const std::string what = fmt::format("{}: {} ({} on {})", status_name(got.status), got.message, op, s.text());
+    if (got.status == call_status::unsupported && std::find(declined_.begin(), declined_.end(), op) == declined_.end()) declined_.emplace_back(op);
     calls_.answered(got.status, what, got.process_replaced);
     if (got.status != call_status::ok) throw call_failed(what);
     calls_.supported();
+    reached_.answered(in);
+    answered_ = true;
     std::vector<named_tensor<double>> out;
     for (std::size_t o = 0; o < got.outputs.size(); ++o) {
       tensor<double> v(got.outputs[o].shape);
@@ -86,6 +95,9 @@ class implementation_backend final : public props::backend<double> {
   error_model model_;
   std::int64_t max_pos_;
   mutable call_policy calls_;  // patience: as many unsupported answers as the law has cases
+  mutable coverage reached_;
+  mutable bool answered_ = false;
+  mutable std::vector<std::string> declined_;
 };
 
 }  // namespace
@@ -113,11 +125,17 @@ std::vector<check_result> check_laws(implementation& impl, const gate_options& o
     const props::target fixed{o.spec, s.scheme(), props::expectation::holds, rc::gen::just(o.spec)};
     const auto result = props::run_target(p, fixed, {o.cases, o.seed}, backend);
     r.cases = result.cases;
+    r.planned = o.cases;
     r.worst_fraction = result.worst_fraction;
     r.first_failure_fraction = result.first_failure_fraction;
-    if (result.observed == "gave up" && backend.unsupported_calls() > 0) {
+    r.never_answered = backend.reached().never_answered();
+    r.declined_ops = backend.declined_ops();
+    r.top_position = backend.reached().top_answered_position();
+    if (result.observed == "gave up" && backend.unsupported_calls() > 0 && !backend.any_answered()) {
       r.result = verdict::unsupported;
       r.detail = fmt::format("{} answered unsupported for the calls of {}", impl.name(), p.id);
+    } else if (result.observed == "gave up" && backend.unsupported_calls() > 0) {
+      // Some calls answered, too many declined to reach the cases asked for: hold_to_coverage says INCOMPLETE.
     } else if (!result.met) {
       r.result = verdict::fail;
       // After a fatal call the shrinking steps are discarded uncalled: the case shown is the one that did it.
@@ -127,6 +145,7 @@ std::vector<check_result> check_laws(implementation& impl, const gate_options& o
       if (!example.empty()) r.detail += "\n    minimal case: " + example.substr(0, example.size() - 2);
     }
     r.unsupported = backend.unsupported_calls();
+    hold_to_coverage(r);
     out.push_back(std::move(r));
   }
   return out;

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gate/report_printers.hpp"
 
@@ -15,6 +16,7 @@ std::string line_of(const check_result& r, const std::string& dtype) {
   else if (r.result == verdict::pass) {
     out += fmt::format("  ({} case{}; worst {:.3g} ulp {}, {:.3g} of its bound)", r.cases, r.cases == 1 ? "" : "s", r.worst_ulps, dtype, r.worst_fraction);
   }
+  if (r.result == verdict::incomplete && r.accepted) out += "  (accepted: its declined ops are in --allow-partial)";
   // Cases an implementation declined are not passes: say how many were left out.
   if (r.unsupported > 0 && r.result != verdict::unsupported)
     out += fmt::format("\n    {} call{} answered unsupported: those cases were left out", r.unsupported, r.unsupported == 1 ? "" : "s");
@@ -30,7 +32,8 @@ std::string line_of(const check_result& r, const std::string& dtype) {
 std::string text_results(const gate_report& report) {
   std::string out = fmt::format("gate: {} at {} I/O, {} working, {} tolerance\n", report.implementation, report.dtype, report.working, report.tolerance);
   for (const auto& r : report.results) out += line_of(r, report.dtype) + "\n";
-  for (const auto& spec : report.unchecked) out += fmt::format("NOTHING     {:<28} {}  (every check was unsupported or skipped)\n", "checked", spec);
+  for (const auto& spec : report.unchecked)
+    out += fmt::format("NOTHING     {:<28} {}  (no check passed on a call with a position past 0)\n", "checked", spec);
   for (const auto& note : report.notes) out += fmt::format("note: {}\n", note);
   return out;
 }
@@ -43,7 +46,20 @@ std::string text_summary(const gate_report& report) {
                        wall, report.specs.size(), wall / static_cast<double>(report.specs.size()), base, base > 0 ? wall / base : 0.0);
   }
   if (report.baseline) out += report.baseline->text(report.baseline_path);
-  return out + fmt::format("gate: {}\n", report.failed ? "FAIL" : "PASS");
+  if (report.nothing_supported) return out + fmt::format("gate: NOTHING SUPPORTED: {} answered no call of any spec\n", report.implementation);
+  out += fmt::format("gate: {} at positions up to {}", report.verdict(), position_text(report.max_pos));
+  if (!report.allow_partial.empty()) out += fmt::format(", partial accepted: {}", fmt::join(report.allow_partial, ", "));
+  if (report.verdict() == "INCOMPLETE") {
+    out += fmt::format(" ({} check{} INCOMPLETE, {} spec{} unchecked: what was declined was not checked; --allow-partial OP[,OP] accepts "
+                       "an op's declined cases, --max-pos N declares a narrower range of positions)",
+                       report.incomplete, report.incomplete == 1 ? "" : "s", report.unchecked.size(), report.unchecked.size() == 1 ? "" : "s");
+  }
+  return out + "\n";
+}
+
+std::string position_text(std::int64_t p) {
+  if (p > 0 && (p & (p - 1)) == 0) return fmt::format("2^{}", 63 - __builtin_clzll(static_cast<unsigned long long>(p)));
+  return std::to_string(p);
 }
 
 }  // namespace pe::gate

@@ -1,6 +1,7 @@
 // A whole gate run (see run.hpp): the checks of checks.hpp over every spec, and what the run comes to.
 #include "gate/run.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -25,7 +26,7 @@ std::vector<check_result> run_checks(implementation& target, const run_request& 
   std::set<std::string> golden_checked;  // a golden file is run once, for the first spec of its scheme
   const auto golden_files = std::make_shared<std::map<std::string, golden::golden_file>>();
   for (const auto& spec : specs) {
-    gate_options g{spec, model, drawn_position_limit(parse_spec_any(spec), model, q.max_pos), q.cases, q.seed, q.golden, reproduce_prefix};
+    gate_options g{spec, model, drawn_position_limit(parse_spec_any(spec), model, q.max_pos), q.max_pos, q.cases, q.seed, q.golden, reproduce_prefix};
     g.golden_own_spec_only = q.golden_scope == "spec";
     g.golden_checked = golden_checked;
     g.golden_files = golden_files;
@@ -68,13 +69,29 @@ gate_report run(const run_request& q) {
       fmt::format("pecheck gate {} --dtype {} --working {} --tolerance {}", impl_flag, q.dtype, report.working, q.tolerance);
   const double seconds = timed([&] { report.results = run_checks(*impl, q, report.specs, model, reproduce_prefix); });
   report.notes = impl->notes();
-  for (const auto& r : report.results) report.failed = report.failed || r.result == verdict::fail;
-  // A spec on which nothing passed was not checked at all: that is no green light.
-  for (const auto& spec : report.specs) {
-    bool any_pass = false;
-    for (const auto& r : report.results) any_pass = any_pass || (r.spec == spec && r.result == verdict::pass);
-    if (!any_pass) report.unchecked.push_back(spec), report.failed = true;
+  report.max_pos = q.max_pos;
+  report.allow_partial = q.allow_partial;
+  bool any_answered = false;
+  for (auto& r : report.results) {
+    report.failed = report.failed || r.result == verdict::fail;
+    any_answered = any_answered || r.cases > 0 || r.result == verdict::fail;
+    if (r.result != verdict::incomplete) continue;
+    const bool accepted = !r.declined_ops.empty() && std::all_of(r.declined_ops.begin(), r.declined_ops.end(), [&](const auto& op) {
+      return std::find(q.allow_partial.begin(), q.allow_partial.end(), op) != q.allow_partial.end();
+    });
+    r.accepted = accepted;
+    report.incomplete += !accepted;
   }
+  // A spec is checked only when some check passed (or was accepted partial) on calls with a
+  // position past 0: an implementation that answers inv_freq alone, or position 0 alone, showed
+  // nothing of the scheme's behaviour. (A golden file's result carries its own configuration as the spec.)
+  for (const auto& spec : report.specs) {
+    bool seen = false;
+    for (const auto& r : report.results)
+      seen = seen || (r.spec == spec && (r.result == verdict::pass || (r.result == verdict::incomplete && r.accepted)) && r.top_position > 0);
+    if (!seen) report.unchecked.push_back(spec);
+  }
+  report.nothing_supported = !any_answered;
   if (!q.baseline.empty()) {
     report.baseline = compare_gate_baseline(report, q.baseline, q.baseline_factor);
     report.baseline_path = q.baseline;

@@ -17,7 +17,14 @@ struct run_request {
   bool bench = false;
   std::vector<std::string> specs;  // as given: text or JSON
   std::string dtype = "f32", working, tolerance = "standard", golden = "golden", golden_scope = "scheme";
-  std::int64_t max_pos = std::int64_t{1} << 20;
+  // The positions the implementation is judged on: every draw up to it, golden cases past it left
+  // out. The default, 2^40, is the top of every golden file and of --max-pos; pecheck's own
+  // reference is exact over all of int64 (eval, audit), and a kernel with a narrower native range
+  // declares it here.
+  std::int64_t max_pos = std::int64_t{1} << 40;
+  // --allow-partial: ops whose declined cases the user accepts, so that their INCOMPLETE checks do
+  // not fail the run (they still print INCOMPLETE, and the verdict line names the ops).
+  std::vector<std::string> allow_partial;
   int cases = 100;
   std::string baseline;         // --baseline FILE: compare with a saved run ("" for none)
   double baseline_factor = 2;   // --baseline-factor
@@ -36,13 +43,20 @@ struct gate_report {
   std::string dtype, working, tolerance;       // as the run took them
   std::vector<std::string> specs;              // canonical text
   std::vector<check_result> results;           // per spec: conformance, golden, determinism, the laws
-  std::vector<std::string> unchecked;          // specs on which nothing passed
+  std::int64_t max_pos = 0;                    // the request's
+  std::vector<std::string> allow_partial;      // the request's
+  std::vector<std::string> unchecked;          // specs on which no check with positions passed: nothing of the spec's behaviour was seen
+  int incomplete = 0;                          // INCOMPLETE checks that --allow-partial does not accept
   std::vector<std::string> notes;              // the implementation's notes (implementation::notes)
   std::optional<bench_timing> bench;
   std::optional<baseline_verdict> baseline;    // against --baseline
   std::string baseline_path;
-  bool failed = false;                         // a FAIL, or a spec on which nothing passed
-  int exit_status() const { return failed ? 1 : 0; }
+  bool failed = false;                         // a FAIL, or a baseline regression
+  bool nothing_supported = false;              // no call of any spec was answered: exit 2
+  // FAIL (a check failed or the baseline regressed), INCOMPLETE (no failure, but a check the user
+  // did not accept as partial, or a spec left unchecked), or PASS.
+  std::string verdict() const { return failed ? "FAIL" : (incomplete > 0 || !unchecked.empty()) ? "INCOMPLETE" : "PASS"; }
+  int exit_status() const { return nothing_supported ? 2 : verdict() == "PASS" ? 0 : 1; }
 };
 
 // Runs the gate. Throws input_error (exit 2) for a request it cannot run: a bad dtype, working

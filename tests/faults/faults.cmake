@@ -59,7 +59,16 @@ set(plugin_faults
   "ignores_signals_hangs|22|1|30|timed out: no answer within 1000 ms|1000|--spec rope(dim=32) --golden-scope spec|1"
   "closes_std_fds_aborts|23|1|30|crashed: killed by signal 6 \\(Aborted\\) inside pe_impl_run|1000|--spec rope(dim=32) --golden-scope spec|1"
   "chdir_away_segv|24|1|30|killed by signal 11 \\(Segmentation fault\\) inside pe_impl_run|1000|--spec rope(dim=32) --golden-scope spec|1"
-  "writes_on_channel|25|1|30|wrote outside an output: wrote onto the worker's channel to the gate: a byte that is no answer of the worker's|1000|--spec rope(dim=32) --golden-scope spec|1")
+  "writes_on_channel|25|1|30|wrote outside an output: wrote onto the worker's channel to the gate: a byte that is no answer of the worker's|1000|--spec rope(dim=32) --golden-scope spec|1"
+  # Declining to earn a PASS (issue 38, section 1): an identity answered only at position 0 leaves
+  # every band past it never answered (INCOMPLETE); inv_freq alone shows nothing of the positions
+  # (the spec is unchecked). Both exit 1 with the verdict line saying INCOMPLETE.
+  "unsupported_unless_position_0|27|1|60|^INCOMPLETE +conformance\\.rotate +rope\\(dim=64, |1000"
+  "unsupported_unless_position_0_verdict|27|1|60|^gate: INCOMPLETE at positions up to 2\\^40 |1000"
+  "inv_freq_only|28|1|30|^NOTHING +checked +rope\\(dim=64, |1000"
+  # Accepting rotate's declined cases does not make position 0 a check of the spec.
+  "unsupported_unless_position_0_accepted|27|1|60|^gate: INCOMPLETE at positions up to 2\\^40, partial accepted: rotate \\(0 checks INCOMPLETE, 1 spec unchecked|1000|--allow-partial rotate"
+  "inv_freq_only_verdict|28|1|30|^gate: INCOMPLETE |1000")
 foreach(entry ${plugin_faults})
   fault_fields("${entry}" name number status seconds pattern timeout extra fails)
   separate_arguments(extra UNIX_COMMAND "${extra}")
@@ -117,7 +126,8 @@ set(wire_faults
   "never_answers|rope(dim=32)|20|timed out: declared hung after 3 consecutive deadlines of 1000 ms"
   "sigstop_self|rope(dim=32)|20|timed out: no answer within 1000 ms"
   "grandchild_spins|rope(dim=32)|20|timed out: no answer within 1000 ms"
-  "unsupported_without_reading_big_payload|rope(dim=4096)|30|^NOTHING +checked"
+  # Nothing of the spec supported: exit 2.
+  "unsupported_without_reading_big_payload|rope(dim=4096)|30|^gate: NOTHING SUPPORTED: |2"
   "wrong_json_types_id|rope(dim=32)|30|bad output: malformed answer: field id is string \"[0-9]+\", not an integer"
   "wrong_json_types_status|rope(dim=32)|30|bad output: malformed answer: field status is number 0, not a string"
   "wrong_json_types_message|rope(dim=32)|30|bad output: malformed answer: field message is array \\[\"no\"\\], not a string"
@@ -142,6 +152,9 @@ set(wire_faults
   "touches_1_5_gib_at_256_mib|rope(dim=32)|30|crashed: out of memory: the call grew past 256 MiB|1|5000|1|--spec rope(dim=64) --memory-limit-mib 256"
   "child_touches_1_5_gib|rope(dim=32)|30|crashed: out of memory: the call grew past 1024 MiB|1|5000|1|--spec rope(dim=64)"
   "holds_1_5_gib_from_start|rope(dim=32)|30|^gate: PASS|0|5000||--spec rope(dim=64) --golden-scope spec"
+  # Declining to earn a PASS, as the plugins unsupported_unless_position_0 and inv_freq_only do.
+  "unsupported_unless_position_0|rope(dim=32)|60|^INCOMPLETE +conformance\\.rotate +rope\\(dim=32, "
+  "inv_freq_only|rope(dim=32)|30|^NOTHING +checked +rope\\(dim=32, "
   "garbage_before_hello|rope(dim=32)|20|--impl-cmd .*: bad answer to hello: the answer line is not JSON \\(stdout carries the protocol alone. logs go to stderr\\): \"loading weights... done\"$|2"
   # The wire's limits: refused at once (a deadline of a minute would fail the time limit), one line naming field and value.
   "binary_before_hello|rope(dim=32)|20|--impl-cmd .*: bad answer to hello: the answer's head line passed the wire's limit of 4194304 bytes \\(4 MiB\\): |2|60000||--start-timeout-ms 60000"

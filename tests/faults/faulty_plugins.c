@@ -54,6 +54,9 @@ enum fault {
   CHDIR_AWAY_SEGV = 24,
   WRITES_ON_CHANNEL = 25,
   RESERVES_64_GIB = 26,
+  /* Verdicts a kernel may try to earn by declining: the gate must not call either a PASS. */
+  UNSUPPORTED_UNLESS_POSITION_0 = 27, /* rotate answered only where every position is 0, where it is the identity */
+  INV_FREQ_ONLY = 28,                 /* inv_freq alone (one case, correct), every other call declined */
 };
 
 /* 1 on the call that faults: every call, or with PECHECK_FAULT_ONCE=FILE the first of the gate run
@@ -65,6 +68,22 @@ static int fault_now(void) {
   if (fd < 0) return 0;
   close(fd);
   return 1;
+}
+
+/* INV_FREQ_ONLY: inv_freq [rotary/2] and attention_factor [] of a plain rope spec, in binary32 as
+ * the example kernel computes them; every other op declined. */
+static int32_t inv_freq_only(const char *op, const char *spec, pe_tensor *outputs, int32_t n_outputs) {
+  if (strcmp(op, "inv_freq") != 0 || strncmp(spec, "rope(", 5) != 0 || pe_spec_field(spec, "scaling") || pe_spec_field(spec, "freqs")) return PE_UNSUPPORTED;
+  const long rotary = strtol(pe_spec_field(spec, "rotary_dim"), NULL, 10);
+  const float base = strtof(pe_spec_field(spec, "base"), NULL);
+  for (int32_t o = 0; o < n_outputs; ++o) {
+    float *w = (float *)outputs[o].data;
+    if (outputs[o].dtype != PE_F32) return PE_UNSUPPORTED;
+    if (strcmp(outputs[o].name, "attention_factor") == 0) *w = 1.0f;
+    if (strcmp(outputs[o].name, "inv_freq") == 0 && outputs[o].shape[0] == rotary / 2)
+      for (long i = 0; i < rotary / 2; ++i) w[i] = 1.0f / powf(base, (float)(2 * i) / (float)rotary);
+  }
+  return PE_OK;
 }
 
 static volatile int *volatile nowhere = (int *)16;
@@ -111,6 +130,12 @@ static void *touched_memory(size_t n) {
 
 int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, int32_t n_inputs, pe_tensor *outputs,
                     int32_t n_outputs, char *message, size_t message_size) {
+  if (FAULT == UNSUPPORTED_UNLESS_POSITION_0) {
+    const pe_tensor *pos = pe_find_input(inputs, n_inputs, "pos");
+    for (int64_t t = 0; pos && t < pos->shape[0]; ++t)
+      if (((const int64_t *)pos->data)[t] != 0) return PE_UNSUPPORTED;
+  }
+  if (FAULT == INV_FREQ_ONLY) return inv_freq_only(op, spec, outputs, n_outputs);
   const int32_t status = example_run(op, spec, inputs, n_inputs, outputs, n_outputs, message, message_size);
   if (status != PE_OK || strcmp(op, "rotate") != 0) return status;
   const pe_tensor *x = pe_find_input(inputs, n_inputs, "x");

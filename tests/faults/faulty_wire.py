@@ -91,7 +91,9 @@ IN_ANSWER = ("sleeps_after_answer", "answers_twice", "answers_twice_late", "payl
 BEFORE_HELLO = ("garbage_before_hello", "binary_before_hello")
 # No fault: 1.5 GiB held from before hello on, which no call adds (the memory limit is per call).
 CORRECT = ("holds_1_5_gib_from_start",)
-SERVED_MODES = IN_CALL + IN_ANSWER + BEFORE_HELLO + CORRECT
+# Declining to earn a PASS: rotate answered only where every position is 0 (the identity), or inv_freq alone.
+DECLINING = ("unsupported_unless_position_0", "inv_freq_only")
+SERVED_MODES = IN_CALL + IN_ANSWER + BEFORE_HELLO + CORRECT + DECLINING
 GIB_1_5 = 1536 << 20
 
 
@@ -192,7 +194,11 @@ def serve_with_fault():
     faulty = FaultyStdout(stdout)
 
     def fn(op, spec, inputs):
-        if op == "rotate" and mode not in BEFORE_HELLO + CORRECT and fault_now():
+        if mode == "unsupported_unless_position_0" and op == "rotate" and inputs["pos"].any():
+            raise pecheck_serve.Unsupported("a position past 0")
+        if mode == "inv_freq_only" and op != "inv_freq":
+            raise pecheck_serve.Unsupported(op)
+        if op == "rotate" and mode not in BEFORE_HELLO + CORRECT + DECLINING and fault_now():
             fault_in_call()
             faulty.fault_next = True
         return numpy_rope.rope(op, spec, inputs)

@@ -17,8 +17,8 @@ check_result result_of(std::string check, std::string spec, verdict v) {
   return r;
 }
 
-// Five checks on two specs: a pass, a fatal failure, an unsupported op, a skipped golden file, a
-// law's pass with declined calls; "t5()" passed nothing.
+// Six checks on two specs: a pass, a fatal failure, an unsupported op, a skipped golden file, a
+// law's pass with declined calls, an INCOMPLETE law; "t5()" passed nothing.
 gate_report sample() {
   gate_report g;
   g.implementation = "kernel <\"A&B\">";
@@ -36,9 +36,14 @@ gate_report sample() {
   golden.detail = "no golden file of t5";
   auto law = result_of("rope.norm_preservation", "rope(dim=8)", verdict::pass);
   law.law = true, law.cases = 7, law.unsupported = 2, law.worst_fraction = 0.5;
-  g.results = {pass, crash, declined, golden, law};
+  auto partial = result_of("rope.linearity", "rope(dim=8)", verdict::incomplete);
+  partial.law = true, partial.cases = 3, partial.planned = 100, partial.unsupported = 40;
+  partial.detail = "3 of the 100 cases asked for were answered (rotate declined)";
+  g.results = {pass, crash, declined, golden, law, partial};
   g.unchecked = {"t5()"};
   g.failed = true;
+  g.max_pos = std::int64_t{1} << 40;
+  g.incomplete = 1;
   return g;
 }
 
@@ -56,24 +61,43 @@ TEST(gate_report_text, one_line_per_check_then_the_unchecked_specs) {
             "    no golden file of t5\n"
             "PASS        rope.norm_preservation       rope(dim=8)  (7 cases; worst 0.5 of its bound)\n"
             "    2 calls answered unsupported: those cases were left out\n"
-            "NOTHING     checked                      t5()  (every check was unsupported or skipped)\n");
+            "INCOMPLETE  rope.linearity               rope(dim=8)\n"
+            "    40 calls answered unsupported: those cases were left out\n"
+            "    3 of the 100 cases asked for were answered (rotate declined)\n"
+            "NOTHING     checked                      t5()  (no check passed on a call with a position past 0)\n");
 }
 
 TEST(gate_report_text, the_summary_has_the_bench_line_and_the_verdict) {
   auto g = sample();
-  EXPECT_EQ(text_summary(g), "gate: FAIL\n");
+  EXPECT_EQ(text_summary(g), "gate: FAIL at positions up to 2^40\n");
+  EXPECT_EQ(g.exit_status(), 1);
   g.failed = false;
+  EXPECT_EQ(text_summary(g),
+            "gate: INCOMPLETE at positions up to 2^40 (1 check INCOMPLETE, 1 spec unchecked: what was declined was not checked; "
+            "--allow-partial OP[,OP] accepts an op's declined cases, --max-pos N declares a narrower range of positions)\n");
+  EXPECT_EQ(g.exit_status(), 1);
+  g.incomplete = 0, g.unchecked.clear(), g.allow_partial = {"rotate"}, g.max_pos = 1048575;
   g.bench = bench_timing{3, 1.5};
   EXPECT_EQ(text_summary(g),
             "bench: 3.000 s for 2 spec(s) (1.500 s per spec); baseline (the in-process reference, same checks) 1.500 s; ratio 2.00\n"
-            "gate: PASS\n");
+            "gate: PASS at positions up to 1048575, partial accepted: rotate\n");
+  EXPECT_EQ(g.exit_status(), 0);
+  g.nothing_supported = true;
+  EXPECT_EQ(text_summary(g).substr(text_summary(g).find("gate:")), "gate: NOTHING SUPPORTED: kernel <\"A&B\"> answered no call of any spec\n");
+  EXPECT_EQ(g.exit_status(), 2);
 }
 
 TEST(gate_report_json, parses_with_one_entry_per_check) {
   const auto j = nlohmann::json::parse(json_report(sample()));
   EXPECT_EQ(j["format"], "pecheck-gate/1");
   EXPECT_EQ(j["implementation"], "kernel <\"A&B\">");
-  ASSERT_EQ(j["checks"].size(), 5u);
+  EXPECT_EQ(j["max_pos"], std::int64_t{1} << 40);
+  EXPECT_EQ(j["verdict"], "FAIL");
+  EXPECT_EQ(j["exit_status"], 1);
+  EXPECT_EQ(j["unchecked"], nlohmann::json::array({"t5()"}));
+  ASSERT_EQ(j["checks"].size(), 6u);
+  EXPECT_EQ(j["checks"][5]["result"], "INCOMPLETE");
+  EXPECT_EQ(j["checks"][5]["planned_cases"], 100);
   EXPECT_EQ(j["checks"][0]["result"], "PASS");
   EXPECT_EQ(j["checks"][0]["worst_ulps"], 1.5);
   EXPECT_TRUE(j["checks"][1]["first_failure_fraction_of_bound"].is_null());  // a fatal call: no margin
@@ -82,10 +106,19 @@ TEST(gate_report_json, parses_with_one_entry_per_check) {
 }
 
 TEST(gate_report_junit, counts_failures_and_skips_and_escapes_the_names) {
-  const std::string xml = junit_report(sample());
-  EXPECT_NE(xml.find("<testsuite name=\"pecheck gate: kernel &lt;&quot;A&amp;B&quot;&gt;\" tests=\"5\" failures=\"1\" skipped=\"2\">"),
+  auto g = sample();
+  std::string xml = junit_report(g);
+  // The INCOMPLETE law is a failure until --allow-partial accepts it; then it is skipped.
+  EXPECT_NE(xml.find("<testsuite name=\"pecheck gate: kernel &lt;&quot;A&amp;B&quot;&gt;\" tests=\"6\" failures=\"2\" skipped=\"2\">"),
             std::string::npos)
       << xml;
+  EXPECT_NE(xml.find("<property name=\"max_pos\" value=\"1099511627776\"/>"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<failure message=\"INCOMPLETE: 3 of the 100 cases"), std::string::npos) << xml;
+  g.results[5].accepted = true;
+  EXPECT_NE(junit_report(g).find("tests=\"6\" failures=\"1\" skipped=\"3\">"), std::string::npos);
+  g.results[5].accepted = false;
+  g.results.pop_back();
+  xml = junit_report(g);
   const auto count = [&](const std::string& what) {
     const std::regex re(what);
     return std::distance(std::sregex_iterator(xml.begin(), xml.end(), re), std::sregex_iterator());

@@ -1,4 +1,4 @@
-"""Module-level functions for the package's tests to gate: a correct NumPy RoPE and a wrong one."""
+"""Module-level functions for the package's tests to gate: a correct NumPy RoPE, wrong ones and one that declines."""
 import os
 import sys
 
@@ -19,3 +19,11 @@ def rope_sign_flipped(x, pos, spec):
 def rope_float64(x, pos, spec):
     """Right values in the wrong dtype: float64 where the gate asked for float32."""
     return rope(x, pos, spec).astype("float64")
+
+
+def rope_position_0_only(x, pos, spec):
+    """Right where it answers, but declines every call with a position past 0 (where RoPE is the identity)."""
+    import pecheck
+    if pos.any():
+        raise pecheck.Unsupported("a position past 0")
+    return rope(x, pos, spec)

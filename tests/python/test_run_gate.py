@@ -98,6 +98,15 @@ def test_a_wrong_rope_fails_with_its_counterexample_and_a_reproduce_line_that_re
     assert again.returncode == 1 and any(line.startswith("FAIL        conformance.rotate") for line in again.stdout.splitlines()), again
 
 
+def test_declining_every_position_past_0_is_incomplete_not_a_pass():
+    result = real_gate(rope_functions.rope_position_0_only, cases=20)
+    assert not result.passed and result.failures == [] and result.report["verdict"] == "INCOMPLETE"
+    rotate = next(c for c in result.incomplete if c["check"] == "conformance.rotate")
+    assert "never answered: positions in [1, 2^8]" in rotate["detail"], rotate
+    text = result.failure_text()
+    assert text.startswith("pecheck gate: INCOMPLETE, 0 of ") and "INCOMPLETE conformance.rotate  rope(dim=32, " in text, text
+
+
 def test_a_wrong_dtype_is_the_calls_error():
     result = real_gate(rope_functions.rope_float64, cases=5)
     detail = next(c["detail"] for c in result.failures if c["check"] == "conformance.rotate")

@@ -1,0 +1,59 @@
+// What a check's calls reached (see coverage.hpp).
+#include "gate/coverage.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace pe::gate {
+namespace {
+
+// The bands end at the widths real kernels hold positions in: 2^8 (bf16 integers end at 256),
+// 2^16, 2^24 (binary32), 2^32 (uint32), 2^40 (the gate's default --max-pos); the first is position 0 alone.
+constexpr std::array<const char*, coverage::class_count> names = {
+    "position 0", "positions in [1, 2^8]", "positions in (2^8, 2^16]", "positions in (2^16, 2^24]", "positions in (2^24, 2^32]",
+    "positions in (2^32, 2^40]", "positions past 2^40", "one token", "several tokens"};
+constexpr std::size_t one_token = 7, several_tokens = 8;
+
+std::int64_t magnitude(std::int64_t p) { return p == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max() : std::abs(p); }
+
+}  // namespace
+
+std::vector<std::size_t> coverage::classes_of(const op_inputs& in) {
+  const std::int64_t axes = std::max<std::int64_t>(in.pos_axes, 1);
+  std::int64_t top = 0;
+  bool any = false;
+  for (const auto* v : {&in.pos, &in.qpos, &in.kpos, &in.rel, &in.attend.qpos, &in.attend.kpos})
+    for (const auto p : *v) top = std::max(top, magnitude(p)), any = true;
+  // Tokens: the longest list of per-token positions (queries for bias and attend, distances for buckets).
+  const std::size_t tokens = std::max({in.pos.size() / static_cast<std::size_t>(axes), in.qpos.size(), in.rel.size(),
+                                       in.attend.qpos.size() / static_cast<std::size_t>(axes)});
+  std::vector<std::size_t> out;
+  if (!any) return out;  // a call without positions (inv_freq): nothing to cover
+  std::size_t band = 0;
+  for (const int bits : {0, 8, 16, 24, 32, 40})
+    if (top > (bits == 0 ? 0 : std::int64_t{1} << bits)) ++band;
+  out.push_back(band);
+  out.push_back(tokens == 1 ? one_token : several_tokens);
+  return out;
+}
+
+const char* coverage::class_name(std::size_t c) { return names.at(c); }
+
+void coverage::drawn(const op_inputs& in) {
+  for (const auto c : classes_of(in)) ++drawn_[c];
+}
+
+void coverage::answered(const op_inputs& in) {
+  for (const auto c : classes_of(in)) ++answered_[c];
+  for (const auto* v : {&in.pos, &in.qpos, &in.kpos, &in.rel, &in.attend.qpos, &in.attend.kpos})
+    for (const auto p : *v) top_answered_ = std::max(top_answered_, magnitude(p));
+}
+
+std::vector<std::string> coverage::never_answered() const {
+  std::vector<std::string> out;
+  for (std::size_t c = 0; c < class_count; ++c)
+    if (drawn_[c] > 0 && answered_[c] == 0) out.emplace_back(names[c]);
+  return out;
+}
+
+}  // namespace pe::gate

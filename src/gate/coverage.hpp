@@ -1,0 +1,36 @@
+// What a check's calls reached: the classes of case it drew (position bands, one token or several) and which an answer covered.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pe/ops.hpp"
+
+namespace pe::gate {
+
+// Kept by one check across its cases. A check is whole only when every class it drew was answered
+// at least once: an implementation that declines every case past position 0 (or every call of
+// several tokens) leaves those classes uncovered, however many of its other cases passed.
+class coverage {
+ public:
+  // A call about to be made on `in`; answered() once it came back with outputs the check could use.
+  void drawn(const op_inputs& in);
+  void answered(const op_inputs& in);
+
+  // The classes drawn that no answer covered, in band order ("positions in (2^16, 2^24]", "several tokens").
+  std::vector<std::string> never_answered() const;
+  // The largest position among the answered calls (0 for none, or for calls without positions).
+  std::int64_t top_answered_position() const { return top_answered_; }
+
+  // The classes of a call: its position band (by its largest |position|) and its token count.
+  static constexpr std::size_t class_count = 9;
+  static std::vector<std::size_t> classes_of(const op_inputs& in);
+  static const char* class_name(std::size_t c);
+
+ private:
+  std::array<int, class_count> drawn_{}, answered_{};
+  std::int64_t top_answered_ = 0;
+};
+
+}  // namespace pe::gate
