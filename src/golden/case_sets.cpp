@@ -173,6 +173,9 @@ std::vector<case_set> relative_sets() {
   bias_set("alibi/heads_12_symmetric.json", "ALiBi's encoder form -slope |i - j|", "alibi(heads=12, causal=false)");
   bias_set("kerple/log_heads_3.json", "KERPLE's log kernel -r1 ln(1 + r2 |i - j|), 3 heads over trained-like parameters",
            "kerple(heads=3, variant=log, r1=[1, 0.25, 8], r2=[0.01, 1, 16])");
+  bias_set("kerple/log_tiny_r2.json",
+           "KERPLE's log kernel where r2 |i - j| is far below any epsilon: -r1 ln(1 + r2 |i - j|) needs log1p, since 1 + r2 |i - j| rounds to 1",
+           "kerple(heads=3, variant=log, r1=[1, 0.5, 2], r2=[1e-50, 1e-100, 1e-300])");
   bias_set("kerple/power_heads_2.json", "KERPLE's power kernel -r1 |i - j|^r2, 2 heads up to the CPD limit r2 = 2",
            "kerple(heads=2, variant=power, r1=[1, 0.03125], r2=[0.01, 2])");
   {
