@@ -4,6 +4,7 @@
 #   P/include/pecheck/pe/**.hpp             its headers: consumers write #include <pe/ops.hpp>, as pecheck's sources do
 #   P/lib/cmake/pecheck/                    pecheckConfig.cmake, its version file, pecheckTargets*.cmake, mpfr_gmp.cmake
 #   P/bin/pecheck                           the command line, finding the library through $ORIGIN
+#   P/share/pecheck/golden/                 the golden values, found by the command line from its own location
 include(CMakePackageConfigHelpers)
 set(pecheck_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/pecheck)
 
@@ -27,3 +28,5 @@ install(FILES ${PROJECT_BINARY_DIR}/pecheckConfig.cmake ${PROJECT_BINARY_DIR}/pe
 file(RELATIVE_PATH pecheck_bin_to_lib ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR} ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR})
 set_target_properties(pecheck PROPERTIES INSTALL_RPATH "$ORIGIN/${pecheck_bin_to_lib}")
 install(TARGETS pecheck RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cli)
+# The golden values the gate judges with, found from the binary's own location (src/cli/golden_location.cpp).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/golden/ DESTINATION ${CMAKE_INSTALL_DATADIR}/pecheck/golden COMPONENT cli)

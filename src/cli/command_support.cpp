@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/atomic_file.hpp"
+#include "pe/bounded_file.hpp"
 #include "pe/bounded_json.hpp"
 #include "pe/error.hpp"
 
@@ -28,13 +29,7 @@ void write_file_atomically(const std::string& path, const std::string& text, con
   f.commit();
 }
 
-std::string read_text_file(const std::string& path, const std::string& label) {
-  std::ifstream file(path);
-  if (!file) throw pe::input_error(fmt::format("{}: cannot read it: {}", label, std::strerror(errno)));
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
+std::string read_text_file(const std::string& path, const std::string& label) { return pe::read_bounded_file(path, label); }
 
 nlohmann::json read_json_file(const std::string& path, const std::string& label) { return pe::parse_json_bounded(read_text_file(path, label), label); }
 

@@ -7,6 +7,7 @@
 
 #include "cli/command_support.hpp"
 #include "cli/commands.hpp"
+#include "cli/golden_location.hpp"
 #include "cli/model_source.hpp"
 #include "convert/layer_specs.hpp"
 #include "gate/gate_baseline.hpp"
@@ -42,7 +43,7 @@ std::function<int()> add_gate_command(CLI::App& app) {
       ->check(CLI::IsMember(pe::gate::gate_ops()));
   cmd->add_option("--cases", q.cases, "random conformance cases per spec")->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", q.seed, "RapidCheck seed (fixed by default)");
-  cmd->add_option("--golden", q.golden, "the golden directory (default golden)");
+  cmd->add_option("--golden", q.golden, "the golden directory (default: the one installed with this pecheck, found from its own location)");
   cmd->add_option("--golden-scope", q.golden_scope,
                   "scheme: every golden file of the spec's scheme (default); spec: only the files of the spec itself; none: no golden check")
       ->check(CLI::IsMember({"scheme", "spec", "none"}));
@@ -62,6 +63,7 @@ std::function<int()> add_gate_command(CLI::App& app) {
       o->request.specs = checked.specs;
     }
     if (o->request.specs.empty()) throw pe::input_error("gate: --spec, --hf-config or --gguf is required");
+    if (o->request.golden.empty() && o->request.golden_scope != "none") o->request.golden = tool_golden_dir();
     if (isatty(2)) {  // a progress line on a terminal only; logs and CI get the report alone
       o->request.progress = [](const std::string& check, int done, int total) {
         if (total > 0) fmt::print(stderr, "\r  {:<12} {:>6} / {:<6}", check, done, total);

@@ -3,6 +3,7 @@
 
 #include "cli/command_support.hpp"
 #include "cli/commands.hpp"
+#include "cli/golden_location.hpp"
 #include "golden/golden_tree.hpp"
 #include "pe/error.hpp"
 
@@ -10,7 +11,7 @@ namespace pecheck {
 namespace {
 
 struct golden_options {
-  std::string dir = "golden";
+  std::string dir;  // "": regen writes golden in the working directory, the others read tool_golden_dir()
   std::string only;
   std::string a, b;
   std::string format = "npy", dtype = "f32", out;
@@ -25,9 +26,9 @@ std::function<int()> add_golden_command(CLI::App& app) {
   cmd->require_subcommand(1);
   auto* regen = cmd->add_subcommand("regen", "recompute the golden files from the case definitions (atomically)");
   regen->add_option("--only", o->only, "regex: regenerate only the files whose path matches");
-  regen->add_option("--dir", o->dir, "the golden directory (default golden)");
+  regen->add_option("--dir", o->dir, "the golden directory to write (default golden, in the working directory: run it in the source tree)");
   auto* verify = cmd->add_subcommand("verify", "recompute every value at the stored precision and 64 bits more, check hashes");
-  verify->add_option("--dir", o->dir, "the golden directory (default golden)");
+  verify->add_option("--dir", o->dir, "the golden directory (default: the one installed with this pecheck, found from its own location)");
   verify->add_option("--only", o->only, "regex: recompute only the files whose path matches (hashes: all)");
   auto* diff = cmd->add_subcommand("diff", "what changed between two golden trees, case by case");
   diff->add_option("A", o->a, "the first golden directory")->required();
@@ -35,10 +36,11 @@ std::function<int()> add_golden_command(CLI::App& app) {
   auto* exp = cmd->add_subcommand("export", "the cases rounded to f32 or f64 as .npy files (or JSON) with an index");
   exp->add_option("--format", o->format, "npy or json")->check(CLI::IsMember({"npy", "json"}));
   exp->add_option("--dtype", o->dtype, "f32 or f64")->check(CLI::IsMember({"f32", "f64"}));
-  exp->add_option("--dir", o->dir, "the golden directory (default golden)");
+  exp->add_option("--dir", o->dir, "the golden directory (default: the one installed with this pecheck, found from its own location)");
   exp->add_option("OUT", o->out, "output directory")->required();
   return [o, regen, verify, diff] {  // none of the three: export (a subcommand is required)
     if (regen->parsed()) {
+      if (o->dir.empty()) o->dir = "golden";
       std::optional<std::regex> only;
       if (!o->only.empty()) only = option_regex(o->only, "--only"), pe::golden::require_selection(*only, fmt::format("--only '{}'", o->only));
       const auto written = pe::golden::regen(o->dir, only);
@@ -46,6 +48,7 @@ std::function<int()> add_golden_command(CLI::App& app) {
       return 0;
     }
     if (verify->parsed()) {
+      if (o->dir.empty()) o->dir = tool_golden_dir();  // the binary's own tree
       std::optional<std::regex> only;
       if (!o->only.empty()) only = option_regex(o->only, "--only"), pe::golden::require_selection(*only, fmt::format("--only '{}'", o->only));
       const auto report = pe::golden::verify(o->dir, only);
@@ -65,6 +68,7 @@ std::function<int()> add_golden_command(CLI::App& app) {
       for (const auto& line : r.lines) fmt::print("{}\n", line);
       return r.differs ? 1 : 0;
     }
+    if (o->dir.empty()) o->dir = tool_golden_dir();  // the binary's own tree
     const int n = pe::golden::export_tree(o->dir, o->format, o->dtype, o->out);
     fmt::print("exported {} tensors as {} {} to {}\n", n, o->dtype, o->format, o->out);
     return 0;

@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "convert/gguf_archs.hpp"
+#include "pe/bounded_file.hpp"
 #include "pe/error.hpp"
 #include "pe/limits.hpp"
 
@@ -337,6 +338,7 @@ model_positions read_gguf(std::istream& in, std::uint64_t size, const std::strin
 }
 
 model_positions read_gguf_file(const std::string& path) {
+  require_regular_file(path, path);  // a FIFO would block the open below, /dev/zero never ends
   std::ifstream in(path, std::ios::binary);
   if (!in) throw input_error(fmt::format("{}: cannot read it: {}", path, std::strerror(errno)));
   in.seekg(0, std::ios::end);

@@ -6,16 +6,17 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 
+#include "pe/bounded_file.hpp"
 #include "pe/error.hpp"
 
 namespace pe::gate {
 
 std::vector<baseline_line> read_baseline(const std::string& path, const std::string& header) {
-  std::ifstream in(path);
-  if (!in) throw input_error(fmt::format("--baseline '{}': cannot read it: {}", path, std::strerror(errno)));
+  std::istringstream in(read_bounded_file(path, fmt::format("--baseline '{}'", path)));
   std::vector<baseline_line> out;
   std::string text;
   int number = 0;

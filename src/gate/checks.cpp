@@ -18,6 +18,7 @@
 #include "golden/golden_file.hpp"
 #include "golden/manifest.hpp"
 #include "pe/attention.hpp"
+#include "pe/bounded_file.hpp"
 #include "pe/error.hpp"
 #include "pe/schemes/rope.hpp"
 #include "pe/ulp.hpp"
@@ -335,10 +336,7 @@ namespace {
 const golden::golden_file* read_golden(std::map<std::string, golden::golden_file>& files, const std::filesystem::path& dir, const std::string& path,
                                        const spec& s) {
   if (const auto found = files.find(path); found != files.end()) return &found->second;
-  std::ifstream f(dir / path);
-  std::stringstream body;
-  body << f.rdbuf();
-  const std::string text = body.str();
+  const std::string text = read_bounded_file((dir / path).string(), (dir / path).string());
   if (const auto head = golden::read_head(text)) {
     try {
       if (parse_spec(head->spec).scheme() != s.scheme()) return nullptr;
@@ -359,16 +357,9 @@ std::vector<check_result> check_golden(implementation& impl, const gate_options&
     r.reproduce = fmt::format("{} --spec {} --golden-scope spec", o.reproduce_prefix, props::shell_quote(configuration));
     return r;
   };
-  std::ifstream mf(o.golden_dir / "MANIFEST.json");
-  if (!mf) {
-    auto r = result_for("golden", o.spec);
-    r.result = verdict::skipped;
-    r.detail = fmt::format("no golden tree at {}", o.golden_dir.string());
-    return {r};
-  }
-  std::stringstream text;
-  text << mf.rdbuf();
-  const auto manifest = golden::parse_manifest(text.str(), (o.golden_dir / "MANIFEST.json").string());
+  // run() refused a --golden without MANIFEST.json before the run: reading it here cannot find it missing.
+  const std::string manifest_path = (o.golden_dir / "MANIFEST.json").string();
+  const auto manifest = golden::parse_manifest(read_bounded_file(manifest_path, manifest_path), manifest_path);
   std::map<std::string, golden::golden_file> unshared;
   auto& files = o.golden_files ? *o.golden_files : unshared;
   // One result per golden file (one configuration of the scheme), so that one failing

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -62,6 +63,11 @@ gate_report run(const run_request& q) {
   const auto model = error_model::of(io, parse_dtype(report.working), q.tolerance);
   for (const auto& text : q.specs) report.specs.push_back(parse_spec_any(text).text());
   if (!q.baseline.empty()) read_baseline(q.baseline, gate_baseline_header);  // a bad file stops the run before it starts
+  // A golden tree that is not there is an error, never a SKIPPED golden check: the verdict would
+  // depend on where the command ran.
+  if (q.golden_scope != "none" && !std::filesystem::is_regular_file(std::filesystem::path(q.golden) / "MANIFEST.json"))
+    throw input_error(fmt::format("--golden {}: no MANIFEST.json there, so not a golden tree (--golden-scope none runs without golden values)",
+                                  q.golden.empty() ? "''" : q.golden));
   auto impl = open_implementation(q.implementation, "gate");
   report.implementation = impl->name();
   const std::string impl_flag = q.implementation.text();

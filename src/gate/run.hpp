@@ -16,7 +16,9 @@ struct run_request {
   implementation_flags implementation;  // --impl, --impl-cmd, --impl-reference, --isolation, the timeouts
   bool bench = false;
   std::vector<std::string> specs;  // as given: text or JSON
-  std::string dtype = "f32", working, tolerance = "standard", golden = "golden", golden_scope = "scheme";
+  // golden: the golden directory (the command line passes the binary's own, cli/golden_location.hpp);
+  // a run whose golden_scope is not "none" needs its MANIFEST.json there (input_error otherwise).
+  std::string dtype = "f32", working, tolerance = "standard", golden, golden_scope = "scheme";
   // The positions the implementation is judged on: every draw up to it, golden cases past it left
   // out. The default, 2^40, is the top of every golden file and of --max-pos; pecheck's own
   // reference is exact over all of int64 (eval, audit), and a kernel with a narrower native range

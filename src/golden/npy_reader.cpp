@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "pe/bounded_file.hpp"
 #include "pe/error.hpp"
 #include "pe/half.hpp"
 #include "pe/limits.hpp"
@@ -210,6 +211,7 @@ npy_array read_npy(std::string_view bytes, const std::string& where) {
 }
 
 npy_array read_npy_file(const std::string& path, const std::string& where) {
+  require_regular_file(path, fmt::format("{}: '{}'", where, excerpt(path)));  // a FIFO would block the open below
   std::ifstream file(path, std::ios::binary);
   if (!file) throw input_error(fmt::format("{}: cannot open '{}'", where, excerpt(path)));
   file.seekg(0, std::ios::end);

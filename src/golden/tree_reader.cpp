@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "golden/figures.hpp"
+#include "pe/bounded_file.hpp"
 #include "pe/error.hpp"
 
 namespace pe::golden {
@@ -24,13 +25,7 @@ bool confined(const std::string& path) {
 
 }  // namespace
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw input_error(fmt::format("{}: cannot be read", p.string()));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read_file(const fs::path& p) { return read_bounded_file(p.string(), p.string()); }
 
 tree_contents read_tree(const fs::path& dir, std::vector<std::string>& problems) {
   tree_contents tree;

@@ -30,8 +30,11 @@ constexpr std::int64_t two(int k) { return std::int64_t{1} << k; }
 //   at 256 bits in 12.3 s): 2^15 of them (dim 2^16) take under a second.
 // - table_work: shaw/txl/deberta draw k x heads x dim seeded values (plus MPFR sinusoids for txl):
 //   2^26 is a few seconds; real models have k <= 512, heads <= 128, dim <= 256 (2^24).
+// - file_bytes: the largest file read whole is an --input of input_values values as JSON text
+//   (~20 bytes a value: 320 MB at 2^24); 2^29 bytes (512 MiB) holds it, real configs are KB and
+//   the golden tree 5 MB. Before it, /dev/zero read until memory ran out.
 // The ceilings keep index products (positions x dim, values x bytes) inside 64 bits.
-constexpr std::array<limit_info, 9> table{{
+constexpr std::array<limit_info, 10> table{{
     {limit::values, "values", two(22), two(40), "values held in memory"},
     {limit::streamed_values, "streamed_values", two(31), two(50), "values streamed"},
     {limit::input_values, "input_values", two(24), two(40), "values in one input"},
@@ -41,6 +44,7 @@ constexpr std::array<limit_info, 9> table{{
     {limit::dim, "dim", two(16), two(20), "dim"},
     {limit::frequencies, "frequencies", two(15), two(30), "frequencies at MPFR precision"},
     {limit::table_work, "table_work", two(26), two(50), "values in seeded tables"},
+    {limit::file_bytes, "file_bytes", two(29), two(40), "bytes of a file read whole"},
 }};
 
 // Atomic: the gate and the audit read limits from several threads (set once, before any work).

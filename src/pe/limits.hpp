@@ -22,6 +22,7 @@ enum class limit {
   dim,              // a spec's vector length (dim, rotary_dim, head dims)
   frequencies,      // frequencies of one table computed at MPFR precision
   table_work,       // multiply-adds to build a relative scheme's seeded tables (k x heads x dim)
+  file_bytes,       // bytes of one file read whole (JSON configs and inputs, baselines, audit parts, golden files)
 };
 
 struct limit_info {

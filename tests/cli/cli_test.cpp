@@ -360,7 +360,7 @@ TEST(cli_golden, verify_and_diff) {
   const auto missing = run("golden verify --dir /no/such/tree");
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_EQ(missing.out, "");
-  EXPECT_EQ(missing.err, "pecheck: /no/such/tree/MANIFEST.json: cannot be read\n");
+  EXPECT_EQ(missing.err, "pecheck: /no/such/tree/MANIFEST.json: cannot read it: No such file or directory\n");
 }
 
 TEST(cli_list, shows_every_scheme_with_its_parameters) {

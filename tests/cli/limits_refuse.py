@@ -50,6 +50,7 @@ cases = [
     (["eval", "inv_freq", "rope(dim=945810, scaling=ntk(factor=2))"], "dim"),
     (["--limit", "dim=1000000", "eval", "inv_freq", "rope(dim=945810, scaling=ntk(factor=2))"], "frequencies"),
     (["--limit", "spec_length=10", "eval", "inv_freq", "rope(dim=8)"], "spec_length"),
+    (["--limit", "file_bytes=1000", "eval", "attend", "shaw(k=4, dim=65536)", "--input", shaw_q], "file_bytes"),
 ]
 
 failures = []
@@ -76,6 +77,42 @@ for args, limit in cases:
     print(f"{'ok  ' if not problems else 'FAIL'} {seconds:5.2f} s  {shown}: {line.strip()[:160]}")
     if problems:
         failures.append(f"{shown}: {'; '.join(problems)}")
+
+# Files that are not regular files are refused before open(): a FIFO with no writer would block
+# it for ever, /dev/zero never ends (it ended in std::bad_alloc or the OOM killer). Each must be
+# one line naming the file and its kind, exit 2, in well under the 5 s guard.
+fifo = os.path.join(tmp, "fifo")
+if not os.path.exists(fifo):
+    os.mkfifo(fifo)
+unread = [
+    (["eval", "attend", "none()", "--input", "/dev/zero"], "/dev/zero': a character device, not a regular file"),
+    (["eval", "attend", "none()", "--input", fifo], "fifo': a FIFO, not a regular file"),
+    (["spec", "from-hf", fifo], "fifo: a FIFO, not a regular file"),
+    (["spec", "from-hf", tmp], "limits_refuse: a directory, not a regular file"),
+    (["gate", "--impl-reference", "--hf-config", "/dev/zero"], "--hf-config: a character device, not a regular file"),
+    (["gate", "--impl-reference", "--spec", "rope(dim=8)", "--baseline", fifo], "fifo': a FIFO, not a regular file"),
+    (["gate", "--impl-reference", "--gguf", fifo], "fifo: a FIFO, not a regular file"),
+    (["audit", "merge", fifo, fifo], "fifo: a FIFO, not a regular file"),
+]
+for args, phrase in unread:
+    start = time.monotonic()
+    try:
+        run = subprocess.run([pecheck] + args, capture_output=True, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        failures.append(f"{' '.join(args)}: still running after 30 s (blocked on the file?)")
+        continue
+    seconds = time.monotonic() - start
+    line = run.stderr
+    problems = []
+    if run.returncode != 2:
+        problems.append(f"exit {run.returncode}, not 2")
+    if line.count("\n") != 1 or phrase not in line:
+        problems.append(f"stderr is not one line with {phrase!r}: {line[:300]!r}")
+    if seconds > 5:
+        problems.append(f"{seconds:.1f} s > 5 s")
+    print(f"{'ok  ' if not problems else 'FAIL'} {seconds:5.2f} s  {' '.join(args)}: {line.strip()[:160]}")
+    if problems:
+        failures.append(f"{' '.join(args)}: {'; '.join(problems)}")
 
 # A legitimate large job streams in bounded memory: 300000 x 128 values (307 MB of .npy, to a pipe)
 # peaked at 30 MB here; holding the result would take at least its 307 MB. --sanitized checks no

@@ -72,7 +72,7 @@ refusals = [
     ({"qpos": save("pos_2d.npy", rows)}, "qpos ('pos_2d.npy'): .npy positions of shape (4, 3); this scheme reads [T]"),
     ({"q": save("fortran.npy", np.asfortranarray(q))}, "q ('fortran.npy'): a Fortran-order .npy array"),
     ({"q": save("big_endian.npy", q.astype(">f8"))}, "q ('big_endian.npy'): .npy header at byte"),
-    ({"q": {"npy": "missing.npy"}}, "q ('missing.npy'): cannot open"),
+    ({"q": {"npy": "missing.npy"}}, "q ('missing.npy'): '" + os.path.join(scratch, "arrays", "missing.npy") + "': cannot read it: No such file or directory"),
     ({"q": {"npy": "q.npy", "shape": [1]}}, "q: needs {\"npy\": \"FILE.npy\"} and nothing else"),
 ]
 for fields, message in refusals:

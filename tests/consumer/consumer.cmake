@@ -29,3 +29,34 @@ test "$(echo "$out" | sed -n 2p)" = 'binary64: -0.989992496600445 -0.02999550020
 test "$(echo "$out" | sed -n 3p)" = '256 bits: -0.9899924966004454572715727947312613023936790966155883288140859329283291975131 -0.02999550020249566076852634192626161802319618294771156724504111048549438630621 0.141120008059867222100744802808110279846933264252265584151882641232422009967 0.9995500337489875162721587064666138317803321212572590354251436652860979889969' || fail '256 bits differs from mpmath'
 ]=] consumer_command @ONLY)
 shell_test(consumer.cpp_example_against_the_installed_tree unit "${consumer_command}")
+
+# The gate's verdict does not depend on where it runs: the same run of the example plugin from the
+# source tree, from / and from an installed prefix (cmake --install: the binary finds
+# PREFIX/share/pecheck/golden from its own location) writes byte-identical JSON, golden checks
+# included; a --golden that is no golden tree is exit 2, never a SKIPPED golden check.
+set(plugin "$<TARGET_FILE:example_rope_plugin>")
+set(pecheck "$<TARGET_FILE:pecheck>")
+string(CONFIGURE [=[
+set -e
+fail() { echo "$1"; exit 1; }
+d='@PROJECT_BINARY_DIR@/golden_anywhere_test'
+rm -rf "$d" && mkdir -p "$d"
+cmake --install '@PROJECT_BINARY_DIR@' --prefix "$d/prefix" > /dev/null
+test -f "$d/prefix/@CMAKE_INSTALL_DATADIR@/pecheck/golden/MANIFEST.json" || fail 'cmake --install put no golden tree in share/pecheck/golden'
+run() { "$1" gate --impl '@plugin@' --spec 'rope(dim=64)' --cases 10 --json "$2" > /dev/null; }
+(cd '@PROJECT_SOURCE_DIR@' && run '@pecheck@' "$d/source.json")
+(cd / && run '@pecheck@' "$d/root.json")
+(cd / && run "$d/prefix/@CMAKE_INSTALL_BINDIR@/pecheck" "$d/installed.json")
+grep -q '"check": "golden:rope/llama2_7b.json"' "$d/root.json" || fail 'the run from / has no golden check'
+cmp "$d/source.json" "$d/root.json" || fail 'the JSON from / differs from the source tree run'
+cmp "$d/source.json" "$d/installed.json" || fail "the installed binary's JSON differs from the build's"
+# The installed binary reads the installed tree, not the source tree's: a case dropped there is
+# missing from its golden line (the gate takes a golden file's cases and recomputes their values).
+/usr/bin/python3 -c "import json, sys; f = sys.argv[1]; g = json.load(open(f)); g['cases'].pop(); json.dump(g, open(f, 'w'))" "$d/prefix/@CMAKE_INSTALL_DATADIR@/pecheck/golden/rope/llama2_7b.json"
+set +e
+out=$(cd / && "$d/prefix/@CMAKE_INSTALL_BINDIR@/pecheck" gate --impl '@plugin@' --spec 'rope(dim=64)' --cases 10)
+echo "$out" | grep -Eq '^PASS +golden:rope/llama2_7b.json .*\(9 cases;' || fail "the installed binary did not judge with its installed tree: $out"
+out=$(cd / && '@pecheck@' gate --impl '@plugin@' --spec 'rope(dim=64)' --golden "$d" 2>&1); status=$?
+test $status -eq 2 && echo "$out" | grep -q "^pecheck: --golden $d: no MANIFEST.json there" || fail "a --golden with no tree gave exit $status: $out"
+]=] golden_anywhere_command @ONLY)
+shell_test(gate.same_verdict_from_any_directory_and_installed gate "${golden_anywhere_command}")
