@@ -11,8 +11,8 @@ namespace {
 // 2^16, 2^24 (binary32), 2^32 (uint32), 2^40 (the gate's default --max-pos); the first is position 0 alone.
 constexpr std::array<const char*, coverage::class_count> names = {
     "position 0", "positions in [1, 2^8]", "positions in (2^8, 2^16]", "positions in (2^16, 2^24]", "positions in (2^24, 2^32]",
-    "positions in (2^32, 2^40]", "positions past 2^40", "one token", "several tokens"};
-constexpr std::size_t one_token = 7, several_tokens = 8;
+    "positions in (2^32, 2^40]", "positions past 2^40", "one token", "several tokens", "one head", "several heads"};
+constexpr std::size_t one_token = 7, several_tokens = 8, one_head = 9, several_heads = 10;
 
 std::int64_t magnitude(std::int64_t p) { return p == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max() : std::abs(p); }
 
@@ -34,6 +34,7 @@ std::vector<std::size_t> coverage::classes_of(const op_inputs& in) {
     if (top > (bits == 0 ? 0 : std::int64_t{1} << bits)) ++band;
   out.push_back(band);
   out.push_back(tokens == 1 ? one_token : several_tokens);
+  if (in.x.shape.size() == 3) out.push_back(in.x.shape[1] == 1 ? one_head : several_heads);  // rotate's x [T, H, D]
   return out;
 }
 

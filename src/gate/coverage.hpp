@@ -1,4 +1,4 @@
-// What a check's calls reached: the classes of case it drew (position bands, one token or several) and which an answer covered.
+// What a check's calls reached: the classes of case it drew (position bands, one token or several, one head or several) and which an answer covered.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -23,8 +23,9 @@ class coverage {
   // The largest position among the answered calls (0 for none, or for calls without positions).
   std::int64_t top_answered_position() const { return top_answered_; }
 
-  // The classes of a call: its position band (by its largest |position|) and its token count.
-  static constexpr std::size_t class_count = 9;
+  // The classes of a call: its position band (by its largest |position|), its token count and,
+  // for a tensor x [T, H, D], its head count.
+  static constexpr std::size_t class_count = 11;
   static std::vector<std::size_t> classes_of(const op_inputs& in);
   static const char* class_name(std::size_t c);
 

@@ -35,6 +35,11 @@ TEST(coverage, a_call_falls_in_the_band_of_its_largest_position_and_its_token_co
   two_axes.pos_axes = 2;
   EXPECT_EQ(names_of(two_axes), (v{"positions in [1, 2^8]", "one token"}));
   EXPECT_TRUE(coverage::classes_of(op_inputs{}).empty());  // inv_freq: no positions, nothing to cover
+  op_inputs heads = rotate_at({9, 1});  // rotate's x [T, H, D]: one head or several
+  heads.x = tensor<double>({2, 1, 4});
+  EXPECT_EQ(names_of(heads), (v{"positions in [1, 2^8]", "several tokens", "one head"}));
+  heads.x = tensor<double>({2, 17, 4});
+  EXPECT_EQ(names_of(heads), (v{"positions in [1, 2^8]", "several tokens", "several heads"}));
 }
 
 TEST(coverage, a_class_drawn_and_never_answered_is_named) {

@@ -55,7 +55,8 @@ enum {
   KERPLE_PARAMS_SWAPPED = 36,  /* KERPLE's log kernel with r1 and r2 crossed (bias_p / bias_a naming) */
   LLAMA4_FLOOR_OF_P = 37,      /* Llama 4's temperature block floor(p / F) instead of floor((p + 1) / F) */
   XPOS_ROLES_SWAPPED = 38,     /* xPos's scale zeta^(p/sb) given to keys and zeta^(-p/sb) to queries */
-  XPOS_SCALE_CONCATENATED = 39 /* xPos's per-pair scales concatenated [z, z] over interleaved pairs (rotary-embedding-torch #34) */
+  XPOS_SCALE_CONCATENATED = 39, /* xPos's per-pair scales concatenated [z, z] over interleaved pairs (rotary-embedding-torch #34) */
+  HEADS_PAST_8_UNROTATED = 40   /* a kernel that turns heads in groups of 8 and drops the second group: heads 8.. passed through */
 };
 
 int32_t pe_impl_abi_version(void) { return PE_IMPL_ABI_VERSION; }
@@ -200,6 +201,10 @@ static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
     for (int64_t h = 0; h < heads; ++h) {
       const float *xv = xs + (t * heads + (MUTANT == HEAD_STRIDE ? 0 : h)) * dim;
       float *yv = ys + (t * heads + h) * dim;
+      if (MUTANT == HEADS_PAST_8_UNROTATED && h >= 8) {
+        for (long d = 0; d < dim; ++d) yv[d] = xv[d];
+        continue;
+      }
       float chained = fp; /* THETA_SCALE_HEAD_DIM: iterated angles, theta_scale from the head dim */
       const float theta_scale = powf(base, -2.0f / (float)dim);
       for (long i = 0; i < rotary / 2; ++i) {
