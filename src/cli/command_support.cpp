@@ -1,11 +1,6 @@
 // What several commands share (see command_support.hpp).
 #include "cli/command_support.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
 
 #include "cli/atomic_file.hpp"

@@ -1,11 +1,8 @@
 // Baseline files' lines and the growth rule (see baseline_file.hpp).
 #include "gate/baseline_file.hpp"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>

@@ -6,8 +6,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,9 +1,6 @@
 // Reading a golden directory against its manifest (see tree_reader.hpp).
 #include "golden/tree_reader.hpp"
 
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
 
 #include "golden/figures.hpp"
