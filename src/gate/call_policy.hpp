@@ -34,6 +34,7 @@ class call_policy {
   bool fatal() const { return !cause_.empty(); }
   const std::string& cause() const { return cause_; }
   int unsupported() const { return unsupported_; }
+  bool any_supported() const { return supported_; }  // some answer was usable (supported() was called)
 
  private:
   int patience_;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 namespace pe::gate {
 namespace {
@@ -16,22 +17,28 @@ constexpr std::size_t one_token = 7, several_tokens = 8, one_head = 9, several_h
 
 std::int64_t magnitude(std::int64_t p) { return p == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max() : std::abs(p); }
 
+// The largest |position| of a call over every list of positions an op takes (distances included),
+// or nothing for a call without positions (inv_freq).
+std::optional<std::int64_t> positions_top(const op_inputs& in) {
+  std::optional<std::int64_t> top;
+  for (const auto* v : {&in.pos, &in.qpos, &in.kpos, &in.rel, &in.attend.qpos, &in.attend.kpos})
+    for (const auto p : *v) top = std::max(top.value_or(0), magnitude(p));
+  return top;
+}
+
 }  // namespace
 
 std::vector<std::size_t> coverage::classes_of(const op_inputs& in) {
   const std::int64_t axes = std::max<std::int64_t>(in.pos_axes, 1);
-  std::int64_t top = 0;
-  bool any = false;
-  for (const auto* v : {&in.pos, &in.qpos, &in.kpos, &in.rel, &in.attend.qpos, &in.attend.kpos})
-    for (const auto p : *v) top = std::max(top, magnitude(p)), any = true;
+  const auto top = positions_top(in);
   // Tokens: the longest list of per-token positions (queries for bias and attend, distances for buckets).
   const std::size_t tokens = std::max({in.pos.size() / static_cast<std::size_t>(axes), in.qpos.size(), in.rel.size(),
                                        in.attend.qpos.size() / static_cast<std::size_t>(axes)});
   std::vector<std::size_t> out;
-  if (!any) return out;  // a call without positions (inv_freq): nothing to cover
+  if (!top) return out;  // a call without positions (inv_freq): nothing to cover
   std::size_t band = 0;
   for (const int bits : {0, 8, 16, 24, 32, 40})
-    if (top > (bits == 0 ? 0 : std::int64_t{1} << bits)) ++band;
+    if (*top > (bits == 0 ? 0 : std::int64_t{1} << bits)) ++band;
   out.push_back(band);
   out.push_back(tokens == 1 ? one_token : several_tokens);
   if (in.x.shape.size() == 3) out.push_back(in.x.shape[1] == 1 ? one_head : several_heads);  // rotate's x [T, H, D]
@@ -46,8 +53,7 @@ void coverage::drawn(const op_inputs& in) {
 
 void coverage::answered(const op_inputs& in) {
   for (const auto c : classes_of(in)) ++answered_[c];
-  for (const auto* v : {&in.pos, &in.qpos, &in.kpos, &in.rel, &in.attend.qpos, &in.attend.kpos})
-    for (const auto p : *v) top_answered_ = std::max(top_answered_, magnitude(p));
+  top_answered_ = std::max(top_answered_, positions_top(in).value_or(0));
 }
 
 std::vector<std::string> coverage::never_answered() const {

@@ -46,28 +46,19 @@ std::string read_bounded_file(const std::string& path, const std::string& label)
   } closing{fd};
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) throw input_error(fmt::format("{}: not a regular file: refused unread", named(path, label)));
-  const auto cap = static_cast<std::uint64_t>(limit_value(limit::file_bytes));
   const auto what = fmt::format("{}: bytes", named(path, label));
   check_limit(limit::file_bytes, static_cast<std::uint64_t>(st.st_size), what);
-  std::string text(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t have = 0;
+  std::string text;
+  text.reserve(static_cast<std::size_t>(st.st_size));
+  char chunk[65536];
   for (;;) {
-    if (have == text.size()) {  // at the size stat gave: one byte more says it grew
-      if (text.size() >= cap) {
-        char extra = 0;
-        const ssize_t n = ::read(fd, &extra, 1);
-        if (n > 0) check_limit(limit::file_bytes, cap + 1, what);
-        break;
-      }
-      text.resize(std::min<std::uint64_t>(cap, text.size() + 65536));
-    }
-    const ssize_t n = ::read(fd, text.data() + have, text.size() - have);
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw input_error(fmt::format("{}: cannot read it: {}", named(path, label), std::strerror(errno)));
     if (n == 0) break;
-    have += static_cast<std::size_t>(n);
+    text.append(chunk, static_cast<std::size_t>(n));
+    check_limit(limit::file_bytes, text.size(), what);  // a file that grew past its size is held to the limit too
   }
-  text.resize(have);
   return text;
 }
 
