@@ -17,6 +17,12 @@ constexpr std::uint64_t max_key_bytes = 65535;
 // A kept string is an architecture or scaling type name (a few bytes): one of 4 KiB is not one,
 // and keeping it would only cost memory.
 constexpr std::uint64_t max_kept_string = 4096;
+// A kept array of numbers is rope.dimension_sections, which llama.cpp reads as 4 values: 64 is far
+// above it, and past it a corrupt length would cost a value record (~100 bytes) per element.
+constexpr std::uint64_t max_kept_array = 64;
+// Real files carry tens of keys (the tokenizer's vocabulary is one array key); each key is kept
+// with its value's record, so a count far past real ones is refused before any is read.
+constexpr std::uint64_t max_keys = 1 << 16;
 // Skipped strings longer than this are sought over rather than read through the stream's buffer.
 constexpr std::uint64_t seek_threshold = 1 << 16;
 
@@ -150,7 +156,7 @@ class reader {
     }
     const bool numbers = fixed_size(v.element) && v.element != gguf_type::boolean;
     if (keep && numbers) {
-      check_limit(limit::list, v.count, fmt::format("{}: byte {}: {}: array length", file_, at, key));
+      if (v.count > max_kept_array) fail(at, fmt::format("{}: an array of {} numbers: at most {} are read (dimension_sections has 4)", key, v.count, max_kept_array));
       for (std::uint64_t i = 0; i < v.count; ++i) v.items.push_back(value(v.element, true, depth + 1, key));
     } else if (fixed_size(v.element) && v.element != gguf_type::boolean) {
       skip(v.count * each, key);
@@ -193,6 +199,7 @@ gguf_metadata read_gguf_metadata(std::istream& in, std::uint64_t size, const std
   if (kv_count > r.left() / 13) {
     r.fail(kv_at, fmt::format("metadata_kv_count {}: more key/values than the {} bytes left can hold", kv_count, r.left()));
   }
+  if (kv_count > max_keys) r.fail(kv_at, fmt::format("metadata_kv_count {}: at most {} key/values are read (real files carry tens)", kv_count, max_keys));
   for (std::uint64_t i = 0; i < kv_count; ++i) {
     const std::uint64_t key_at = r.offset();
     std::string key = r.string(fmt::format("key {}", i), true, max_key_bytes);

@@ -184,16 +184,25 @@ rotary_scaling read_scaling(const arch_keys& k, std::vector<std::string>& notes)
 
 rotary_positions read_rotary(const arch_keys& k, const gguf_arch& arch, std::int64_t heads, std::vector<std::string>& notes) {
   rotary_positions r;
+  // The key the head size came from, blamed when the size itself is wrong.
+  std::string head_key = k.key("attention.key_length");
   if (const auto kl = k.count("attention.key_length")) {
+    if (*kl < 2) k.fail(head_key, fmt::format("{}: a head needs at least 2 dims to rotate", *kl));
     r.head_dim = *kl;
   } else {
+    head_key = k.key("embedding_length");
     const std::int64_t embedding = k.positive("embedding_length", "with no attention.key_length, the head size is embedding_length / head_count");
     if (embedding % heads != 0) {
       k.fail(k.key("embedding_length"), fmt::format("{} is not a multiple of {} = {}", embedding, k.key("attention.head_count"), heads));
     }
     r.head_dim = embedding / heads;
   }
-  r.rotary_dim = k.count("rope.dimension_count").value_or(r.head_dim);
+  const auto rotated = k.count("rope.dimension_count");
+  if (!rotated && r.head_dim % 2 != 0) {
+    k.fail(head_key, fmt::format("a head of {} dims, odd, and no {}: llama.cpp would rotate the whole head in pairs", r.head_dim,
+                                 k.key("rope.dimension_count")));
+  }
+  r.rotary_dim = rotated.value_or(r.head_dim);
   if (r.rotary_dim > r.head_dim || r.rotary_dim < 2 || r.rotary_dim % 2 != 0) {
     k.fail(k.key("rope.dimension_count"), fmt::format("{}: an even number of rotated dims from 2 to the head's {}", r.rotary_dim, r.head_dim));
   }
@@ -313,7 +322,7 @@ model_positions gguf_model(const gguf_metadata& metadata, const std::string& fil
   }
   const arch_keys k(metadata, file, *name);
   const std::int64_t layers = k.positive("block_count", "the number of layers");
-  check_limit(limit::list, static_cast<std::uint64_t>(layers), fmt::format("{}: {}", file, k.key("block_count")));
+  check_limit(limit::layers, static_cast<std::uint64_t>(layers), fmt::format("{}: {}", file, k.key("block_count")));
   const std::int64_t heads = k.positive("attention.head_count", "the number of attention heads");
   const std::string source = fmt::format("{}: {}", file, k.key(arch->positions == gguf_positions::alibi ? "attention" : "rope"));
   std::vector<layer_kind> kinds;

@@ -12,8 +12,8 @@ namespace pe::convert {
 std::int64_t layer_count_of(const config_node& cfg, std::initializer_list<std::string_view> keys) {
   const auto n = cfg.required_integer_of(keys);
   if (n < 1) cfg.fail(*keys.begin(), fmt::format("{} must be >= 1", n));
-  // Each layer gets an entry in memory and in the comments: bounded like any list.
-  check_limit(limit::list, static_cast<std::uint64_t>(n), fmt::format("{}: {}", cfg.file(), cfg.path_of(*keys.begin())));
+  // Each layer gets an entry in memory and in the comments.
+  check_limit(limit::layers, static_cast<std::uint64_t>(n), fmt::format("{}: {}", cfg.file(), cfg.path_of(*keys.begin())));
   return n;
 }
 

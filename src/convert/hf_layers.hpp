@@ -1,6 +1,7 @@
 // Which layer is which in a HF config: the layer count, layer_types and the families' own patterns (Gemma 3's sliding_window_pattern, Llama 4's no_rope_layers).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,7 +10,7 @@
 
 namespace pe::convert {
 
-// num_hidden_layers (n_layer, n_layers, num_layers): required, at least 1, within --limit list.
+// num_hidden_layers (n_layer, n_layers, num_layers): required, at least 1, within --limit layers.
 std::int64_t layer_count_of(const config_node& cfg, std::initializer_list<std::string_view> keys = {"num_hidden_layers", "n_layer", "n_layers", "num_layers"});
 
 // Each layer's type name: layer_types when given (one string per layer), else, where
@@ -28,11 +29,12 @@ std::vector<bool> rope_layers_of(const config_node& cfg, std::int64_t layers, st
 template <class T>
 std::vector<std::pair<T, std::vector<std::int64_t>>> group_layers(const std::vector<T>& per_layer) {
   std::vector<std::pair<T, std::vector<std::int64_t>>> out;
+  // Where each value's group is: a config may give every layer a type of its own.
+  std::map<T, std::size_t> group_of;
   for (std::size_t i = 0; i < per_layer.size(); ++i) {
-    auto it = out.begin();
-    while (it != out.end() && !(it->first == per_layer[i])) ++it;
-    if (it == out.end()) it = out.insert(out.end(), {per_layer[i], {}});
-    it->second.push_back(static_cast<std::int64_t>(i));
+    const auto [at, added] = group_of.try_emplace(per_layer[i], out.size());
+    if (added) out.push_back({per_layer[i], {}});
+    out[at->second].second.push_back(static_cast<std::int64_t>(i));
   }
   return out;
 }

@@ -1,4 +1,6 @@
 // RoPE families: one rotation per layer type (Gemma 3's local and global layers), Llama 4's RoPE and NoPE layers, DeepSeek-V3's rope part.
+#include <unordered_set>
+
 #include <fmt/format.h>
 
 #include "convert/hf_layers.hpp"
@@ -13,8 +15,9 @@ namespace {
 // type names (HF's rule: set(rope_parameters) is a subset of set(layer_types)).
 bool per_layer_type(const std::optional<config_node>& dict, const std::vector<std::string>& types) {
   if (!dict || !dict->json().is_object() || dict->json().empty()) return false;
+  const std::unordered_set<std::string> names(types.begin(), types.end());
   for (const auto& [key, value] : dict->json().items()) {
-    if (key.empty() || std::find(types.begin(), types.end(), key) == types.end()) return false;
+    if (key.empty() || !names.contains(key)) return false;
   }
   return true;
 }

@@ -2,6 +2,8 @@
 #include "convert/layer_specs.hpp"
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -62,26 +64,28 @@ std::vector<layer_spec> layer_specs(const model_positions& model) {
   struct pending {
     layer_spec entry;
     std::vector<std::string> names;
+    std::unordered_set<std::string> named;  // names' members: a config may give each layer its own type
   };
   std::vector<pending> out;
   for (const auto& stack : model.stacks) {
     std::vector<pending> here;
+    // Entries by canonical spec text: one lookup per kind, never a scan of the entries so far.
+    std::unordered_map<std::string, std::size_t> by_text;
     for (const auto& kind : model.kinds) {
       if (kind.stack != stack.name || kind.layers.empty()) continue;
       pe::spec s = spec_of(kind);
-      auto same = std::find_if(here.begin(), here.end(), [&](const pending& p) { return p.entry.spec == s; });
-      if (same == here.end()) {
+      const auto [at, added] = by_text.try_emplace(s.text(), here.size());
+      if (added) {
         // A kind without position is one whose scheme adds nothing (NoPE): the registry says so.
         const bool positionless = pe::kind_of(s) == pe::scheme_kind::plain;
-        here.push_back({layer_spec{stack.name, {}, {}, {}, std::move(s), !positionless}, {}});
-        same = here.end() - 1;
+        here.push_back({layer_spec{stack.name, {}, {}, {}, std::move(s), !positionless}, {}, {}});
       }
-      auto& layers = same->entry.layers;
-      layers.insert(layers.end(), kind.layers.begin(), kind.layers.end());
-      std::sort(layers.begin(), layers.end());
-      if (std::find(same->names.begin(), same->names.end(), kind.name) == same->names.end()) same->names.push_back(kind.name);
-      append_unique(same->entry.notes, kind.notes);
+      pending& same = here[at->second];
+      same.entry.layers.insert(same.entry.layers.end(), kind.layers.begin(), kind.layers.end());
+      if (same.named.insert(kind.name).second) same.names.push_back(kind.name);
+      append_unique(same.entry.notes, kind.notes);
     }
+    for (auto& p : here) std::sort(p.entry.layers.begin(), p.entry.layers.end());
     std::stable_sort(here.begin(), here.end(), [](const pending& a, const pending& b) { return a.entry.layers.front() < b.entry.layers.front(); });
     for (auto& p : here) {
       p.entry.comment = comment_of(p.entry, p.names, stack_size(model, stack.name), !p.entry.has_position);
@@ -95,6 +99,7 @@ std::vector<layer_spec> layer_specs(const model_positions& model) {
 
 specs_to_check checked_specs(const std::vector<layer_spec>& specs) {
   specs_to_check out;
+  std::unordered_set<std::string> seen;
   for (const auto& s : specs) {
     if (!s.has_position) {
       out.lines.push_back(fmt::format("{}: no positional encoding, nothing to check", s.comment));
@@ -103,7 +108,7 @@ specs_to_check checked_specs(const std::vector<layer_spec>& specs) {
     const std::string text = s.spec.text();
     out.lines.push_back(fmt::format("{}: {}", s.comment, text));
     // T5's encoder and decoder of one config may share a spec: checked once.
-    if (std::find(out.specs.begin(), out.specs.end(), text) == out.specs.end()) out.specs.push_back(text);
+    if (seen.insert(text).second) out.specs.push_back(text);
   }
   return out;
 }

@@ -2,8 +2,6 @@
 #include "golden/strict_json.hpp"
 
 #include <algorithm>
-#include <set>
-#include <vector>
 
 #include <fmt/format.h>
 
@@ -17,35 +15,16 @@ json parse_strict_json(const std::string& text, const std::string& where) {
   if (text.rfind("\xEF\xBB\xBF", 0) == 0) throw fail("starts with a UTF-8 byte order mark (byte 0)");
   // No JSON text holds a raw NUL (strings write it \u0000), and nlohmann's lexer takes one for the end.
   if (const auto nul = text.find('\0'); nul != std::string::npos) throw fail(fmt::format("has a NUL byte at byte {}", nul));
-  // The keys seen in each open object, innermost last (a key always belongs to the innermost one),
-  // with the key that opened it, to say where a repeated key is.
-  struct open_object {
-    std::set<std::string> keys;
-    std::string under;
-  };
-  std::vector<open_object> open;
-  std::string last_key;
-  const json::parser_callback_t refuse_repeated_keys = [&](int depth, json::parse_event_t event, json& parsed) {
-    check_json_depth(depth, event, where);
-    if (event == json::parse_event_t::object_start) open.push_back({{}, last_key});
-    if (event == json::parse_event_t::object_end) open.pop_back();
-    if (event == json::parse_event_t::key) {
-      last_key = parsed.get<std::string>();
-      if (!open.back().keys.insert(last_key).second) {
-        throw fail(fmt::format("key '{}' appears twice in one object{}", excerpt(last_key),
-                               open.back().under.empty() ? "" : fmt::format(" (in '{}')", excerpt(open.back().under))));
-      }
-    }
-    return true;
-  };
-  try {
-    return json::parse(text, refuse_repeated_keys);
-  } catch (const json::parse_error& e) {
-    throw fail(fmt::format("is not valid JSON (byte {})", e.byte));
-  } catch (const json::exception& e) {
-    // Not a parse_error: a number too large for binary64 ("1e999" throws out_of_range 406).
-    throw fail(fmt::format("is not valid JSON: {}", e.what()));
+  const json_scan scan = scan_json(text, where);
+  // 101-115 are nlohmann's syntax errors, with the byte they stopped at; others (a number too large
+  // for binary64, "1e999", is out_of_range 406) say what they are.
+  if (!scan.valid && scan.error_id >= 101 && scan.error_id <= 115) throw fail(fmt::format("is not valid JSON (byte {})", scan.error_byte));
+  if (!scan.valid) throw fail(fmt::format("is not valid JSON: {}", scan.error));
+  if (!scan.repeated_key.empty()) {
+    throw fail(fmt::format("key '{}' appears twice in one object{}", excerpt(scan.repeated_key),
+                           scan.repeated_under.empty() ? "" : fmt::format(" (in '{}')", excerpt(scan.repeated_under))));
   }
+  return json::parse(text);
 }
 
 std::int64_t bounded_integer(const json& object, const char* key, std::int64_t lo, std::int64_t hi, const std::string& where) {

@@ -1,6 +1,9 @@
 // JSON parsed under the depth limit (see bounded_json.hpp).
 #include "pe/bounded_json.hpp"
 
+#include <set>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "pe/error.hpp"
@@ -8,24 +11,82 @@
 
 namespace pe {
 
-void check_json_depth(int depth, nlohmann::json::parse_event_t event, std::string_view where) {
-  using event_t = nlohmann::json::parse_event_t;
-  // At a container's start the callback's depth counts the containers around it.
-  if (event == event_t::object_start || event == event_t::array_start) {
-    check_limit(limit::depth, static_cast<std::uint64_t>(depth) + 1, fmt::format("{}: JSON nesting depth", where));
+namespace {
+
+// nlohmann's SAX interface, every value accepted and dropped; containers counted and keys tracked.
+class scanner : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  scanner(json_scan& out, std::string_view where) : out_(out), where_(where) {}
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override {
+    open_container();
+    objects_.push_back({{}, last_key_});
+    return true;
   }
+  bool key(string_t& k) override {
+    last_key_ = k;
+    auto& open = objects_.back();
+    if (!open.keys.insert(k).second && out_.repeated_key.empty()) {
+      out_.repeated_key = k;
+      out_.repeated_under = open.under;
+    }
+    return true;
+  }
+  bool end_object() override {
+    objects_.pop_back();
+    --depth_;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    open_container();
+    return true;
+  }
+  bool end_array() override {
+    --depth_;
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+    out_.valid = false;
+    out_.error_id = e.id;
+    out_.error_byte = position;
+    out_.error = e.what();
+    return false;
+  }
+
+ private:
+  void open_container() { check_limit(limit::depth, static_cast<std::uint64_t>(++depth_), fmt::format("{}: JSON nesting depth", where_)); }
+
+  struct open_object {
+    std::set<std::string> keys;
+    std::string under;
+  };
+  json_scan& out_;
+  std::string_view where_;
+  std::int64_t depth_ = 0;
+  std::vector<open_object> objects_;
+  std::string last_key_;
+};
+
+}  // namespace
+
+json_scan scan_json(std::string_view text, std::string_view where) {
+  json_scan out;
+  scanner sax(out, where);
+  nlohmann::json::sax_parse(text, &sax);
+  return out;
 }
 
 nlohmann::json parse_json_bounded(std::string_view text, std::string_view where) {
-  const nlohmann::json::parser_callback_t watch = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
-    check_json_depth(depth, event, where);
-    return true;
-  };
-  try {
-    return nlohmann::json::parse(text, watch);
-  } catch (const nlohmann::json::exception& e) {
-    throw input_error(fmt::format("{}: invalid JSON: {}", where, e.what()));
-  }
+  const json_scan scan = scan_json(text, where);
+  if (!scan.valid) throw input_error(fmt::format("{}: invalid JSON: {}", where, scan.error));
+  return nlohmann::json::parse(text);
 }
 
 std::string json_excerpt(const nlohmann::json& v) {

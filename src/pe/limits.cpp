@@ -33,8 +33,11 @@ constexpr std::int64_t two(int k) { return std::int64_t{1} << k; }
 // - file_bytes: the largest file read whole is an --input of input_values values as JSON text
 //   (~20 bytes a value: 320 MB at 2^24); 2^29 bytes (512 MiB) holds it, real configs are KB and
 //   the golden tree 5 MB. Before it, /dev/zero read until memory ran out.
+// - layers: the deepest published models have 126 layers (Llama 3.1 405B); each layer is an entry
+//   in memory and a number in spec from-hf/from-gguf's JSON, so 2^12 leaves 32x and a block_count
+//   of 10^7 (78 MB of JSON) is refused.
 // The ceilings keep index products (positions x dim, values x bytes) inside 64 bits.
-constexpr std::array<limit_info, 10> table{{
+constexpr std::array<limit_info, 11> table{{
     {limit::values, "values", two(22), two(40), "values held in memory"},
     {limit::streamed_values, "streamed_values", two(31), two(50), "values streamed"},
     {limit::input_values, "input_values", two(24), two(40), "values in one input"},
@@ -45,6 +48,7 @@ constexpr std::array<limit_info, 10> table{{
     {limit::frequencies, "frequencies", two(15), two(30), "frequencies at MPFR precision"},
     {limit::table_work, "table_work", two(26), two(50), "values in seeded tables"},
     {limit::file_bytes, "file_bytes", two(29), two(40), "bytes of a file read whole"},
+    {limit::layers, "layers", two(12), two(24), "layers of a model"},
 }};
 
 // Atomic: the gate and the audit read limits from several threads (set once, before any work).

@@ -23,6 +23,7 @@ enum class limit {
   frequencies,      // frequencies of one table computed at MPFR precision
   table_work,       // multiply-adds to build a relative scheme's seeded tables (k x heads x dim)
   file_bytes,       // bytes of one file read whole (JSON configs and inputs, baselines, audit parts, golden files)
+  layers,           // layers of one model (a config's num_hidden_layers, a GGUF block_count)
 };
 
 struct limit_info {

@@ -545,24 +545,10 @@ spec parse_spec_any_within_limits(std::string_view text) {
   const auto first = text.find_first_not_of(" \t\n");
   if (first != std::string_view::npos && text[first] == '{') {
     // JSON objects keep the last of repeated keys; the text form rejects them, so does this.
-    std::vector<std::vector<std::string>> open_objects;
-    std::string repeated;
-    const nlohmann::json::parser_callback_t watch = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-      using event_t = nlohmann::json::parse_event_t;
-      check_json_depth(depth, event, "spec");
-      if (event == event_t::object_start) open_objects.emplace_back();
-      if (event == event_t::object_end && !open_objects.empty()) open_objects.pop_back();
-      if (event == event_t::key && !open_objects.empty()) {
-        auto& keys = open_objects.back();
-        const std::string key = parsed.get<std::string>();
-        if (std::find(keys.begin(), keys.end(), key) != keys.end() && repeated.empty()) repeated = key;
-        keys.push_back(key);
-      }
-      return true;
-    };
-    nlohmann::json j = nlohmann::json::parse(text, watch, /*allow_exceptions=*/false);
-    if (j.is_discarded()) throw spec_error(fmt::format("bad spec: '{}' is not valid JSON", excerpt(text)));
-    if (!repeated.empty()) throw spec_error(fmt::format("bad spec: JSON key '{}' is given twice", repeated));
+    const json_scan scan = scan_json(text, "spec");
+    if (!scan.valid) throw spec_error(fmt::format("bad spec: '{}' is not valid JSON", excerpt(text)));
+    if (!scan.repeated_key.empty()) throw spec_error(fmt::format("bad spec: JSON key '{}' is given twice", scan.repeated_key));
+    const nlohmann::json j = nlohmann::json::parse(text);
     return parse_spec_json(j);
   }
   return parse_spec(text);

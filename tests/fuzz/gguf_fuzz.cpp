@@ -10,8 +10,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace pecheck::fuzz;
-  // A few thousand layers reach every path; 10^7 (the default) would make each run slow.
-  static const bool limited = (pe::set_limit("list=4096"), true);
+  // A few thousand layers reach every path: held there should the default of --limit layers rise.
+  static const bool limited = (pe::set_limit("layers=4096"), true);
   (void)limited;
   expect_clean([&] {
     std::istringstream in(std::string(text_of(data, size)));

@@ -121,6 +121,12 @@ FILES = {
     "error_llama4_sliding_window_0": model("llama4", llama_like(131072, 5120, 48, 40, 8, [("rope.freq_base", F32, 500000.0), ("attention.sliding_window", U32, 0)])),
     # A base written as a string.
     "error_freq_base_string": model("qwen2", llama_like(32768, 3584, 28, 28, 4, [("rope.freq_base", STRING, "1e6")])),
+    # Caps far above real files: 4097 layers (--limit layers), 65 mrope sections (llama.cpp reads 4).
+    "error_block_count_4097": model("llama", llama_like(8192, 4096, 4097, 32, 8, [("rope.freq_base", F32, 500000.0)])),
+    "error_sections_65": model("qwen2vl", llama_like(32768, 3584, 28, 28, 4, [("rope.dimension_sections", ARRAY, (I32, [16] * 65))])),
+    # A head size that cannot rotate is blamed on the key that gave it, not on rope.dimension_count.
+    "error_key_length_0": model("llama", llama_like(8192, 4096, 32, 32, 8, [("attention.key_length", U32, 0)])),
+    "error_key_length_127": model("llama", llama_like(8192, 4096, 32, 32, 8, [("attention.key_length", U32, 127)])),
     # Phi-3 mini 128k: its LongRoPE factors are tensors, only original_context_length says so.
     "error_phi3_longrope": model("phi3", llama_like(131072, 3072, 32, 32, 32, [("rope.dimension_count", U32, 96), ("rope.freq_base", F32, 10000.0),
                                                                               ("rope.scaling.original_context_length", U32, 4096)])),
@@ -150,6 +156,8 @@ FILES.update({
     # 89-92, then 12 bytes (element type, count) per array: the 33rd's at 93 + 32 * 12 = 477.
     "error_nested_arrays": header(2) + ARCH + string("deep.nesting") + struct.pack("<I", ARRAY)
                            + b"".join(struct.pack("<IQ", ARRAY, 1) for _ in range(39)) + struct.pack("<IQ", U8, 1) + b"\x00",
+    # metadata_kv_count (bytes 16-23) of 65537, one past the cap, with 13 bytes for each (the least one takes).
+    "error_keys_65537": header(65537) + bytes(65537 * 13),
     # A bool of 2: "tokenizer.ggml.add_bos" at 77-98, type 99-102, the value at 103.
     "error_bool_2": header(2) + ARCH + kv("tokenizer.ggml.add_bos", BOOL, 2),
 })
