@@ -28,6 +28,15 @@ class WireError(Exception):
 # clean refusal below once the stream ends.
 _READ_PIECE = 1 << 24
 
+# The longest request line read: the gate's heads are tensor descriptions and the spec (at most 2^20
+# characters under the gate's default --limit spec_length), so 16x that. A longer line (no newline
+# in a stream of gigabytes) is refused before it is held.
+MAX_LINE_BYTES = 1 << 24
+
+# The largest payload a request may announce: the audit's largest call is 2^27 elements, 1 GiB at
+# binary64 inputs; twice that. A count past it is refused before anything is read.
+MAX_PAYLOAD_BYTES = 1 << 31
+
 
 def _read_exactly(stream, size):
     """Up to size bytes from stream: fewer only where the stream ends first."""
@@ -43,18 +52,22 @@ def _read_exactly(stream, size):
 
 def read_frame(stream):
     """(head, payload) of the next frame on stream, or (None, b"") at the end of the stream."""
-    line = stream.readline()
+    line = stream.readline(MAX_LINE_BYTES + 1)
     if not line:
         return None, b""
+    if len(line) > MAX_LINE_BYTES:
+        raise WireError(f"the request line runs past {MAX_LINE_BYTES} bytes without a newline: {line[:80]!r}")
     try:
         head = json.loads(line)
-    except ValueError as e:
-        raise WireError(f"the request line is not JSON ({e}): {line[:80]!r}") from None
+    except (ValueError, RecursionError) as e:  # RecursionError: JSON nested deeper than Python's stack
+        raise WireError(f"the request line is not JSON ({type(e).__name__}: {e}): {line[:80]!r}") from None
     if not isinstance(head, dict):
         raise WireError(f"the request line is not a JSON object: {line[:80]!r}")
     size = head.get("payload_bytes", 0)
     if not isinstance(size, int) or isinstance(size, bool) or size < 0:
         raise WireError(f"payload_bytes {size!r} is not a byte count")
+    if size > MAX_PAYLOAD_BYTES:
+        raise WireError(f"payload_bytes {size} is over the {MAX_PAYLOAD_BYTES} a request may carry")
     payload = _read_exactly(stream, size)
     if len(payload) != size:
         raise WireError(f"the request announces payload_bytes {size}, and the input ended after {len(payload)}")

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -157,17 +158,46 @@ bucket_stats audit_profile::total() const {
 }
 
 namespace {
-// Adds [begin, end) to sorted, fused ranges.
-void add_range(std::vector<std::pair<std::int64_t, std::int64_t>>& ranges, std::int64_t begin, std::int64_t end) {
-  if (begin >= end) return;
-  ranges.emplace_back(begin, end);
+using index_ranges = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+// Sorts ranges and fuses those that overlap or touch.
+void fuse(index_ranges& ranges) {
   std::sort(ranges.begin(), ranges.end());
-  std::vector<std::pair<std::int64_t, std::int64_t>> fused;
+  index_ranges fused;
   for (const auto& r : ranges) {
     if (!fused.empty() && r.first <= fused.back().second) fused.back().second = std::max(fused.back().second, r.second);
     else fused.push_back(r);
   }
   ranges = std::move(fused);
+}
+
+// Adds [begin, end) to sorted, fused ranges: at the end (a sweep's calls come in order) in
+// constant time, elsewhere by fusing again.
+void add_range(index_ranges& ranges, std::int64_t begin, std::int64_t end) {
+  if (begin >= end) return;
+  if (ranges.empty() || begin > ranges.back().second) {
+    ranges.emplace_back(begin, end);
+  } else if (begin >= ranges.back().first) {
+    ranges.back().second = std::max(ranges.back().second, end);
+  } else {
+    ranges.emplace_back(begin, end);
+    fuse(ranges);
+  }
+}
+
+// The first index both sorted, fused lists hold, if any: one pass over the two.
+std::optional<std::pair<std::int64_t, std::int64_t>> first_overlap(const index_ranges& a, const index_ranges& b) {
+  for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    if (a[i].first < b[j].second && b[j].first < a[i].second) return std::pair{std::max(a[i].first, b[j].first), std::min(a[i].second, b[j].second)};
+    if (a[i].second <= b[j].second) ++i;
+    else ++j;
+  }
+  return std::nullopt;
+}
+
+void add_ranges(index_ranges& to, const index_ranges& from) {
+  to.insert(to.end(), from.begin(), from.end());
+  fuse(to);
 }
 }  // namespace
 
@@ -178,13 +208,11 @@ bool audit_profile::whole_set() const { return assigned.size() == 1 && assigned[
 
 void audit_profile::merge(const audit_profile& o) {
   if (!(o.setup == setup)) throw input_error("audit merge: the parts are not of one audit (implementation, spec, dtype, positions, heads, seed or tokens per call differ)");
-  for (const auto& a : assigned)
-    for (const auto& b : o.assigned)
-      if (a.first < b.second && b.first < a.second) {
-        throw input_error(fmt::format("audit merge: two parts both cover positions {} to {} of the set", std::max(a.first, b.first), std::min(a.second, b.second) - 1));
-      }
-  for (const auto& r : o.assigned) assign(r.first, r.second);
-  for (const auto& r : o.coverage) cover(r.first, r.second);
+  if (const auto both = first_overlap(assigned, o.assigned)) {
+    throw input_error(fmt::format("audit merge: two parts both cover positions {} to {} of the set", both->first, both->second - 1));
+  }
+  add_ranges(assigned, o.assigned);
+  add_ranges(coverage, o.coverage);
   for (std::size_t b = 0; b < buckets.size(); ++b) buckets[b].merge(o.buckets[b]);
   for (std::size_t k = 0; k < octaves.size(); ++k) octaves[k].merge(o.octaves[k]);
   for (std::size_t k = 0; k < first_over.size(); ++k)
@@ -275,14 +303,17 @@ audit_profile profile_from_json(const nlohmann::json& j, const std::string& wher
   s.bands = r.get<std::vector<std::pair<std::int64_t, std::int64_t>>>(j, "bands", "");
   if (s.bands.empty() || s.bands.size() > 64) throw input_error(fmt::format("{}: .bands must list 1 to 64 bands", where));
   audit_profile p(std::move(s));
-  for (const char* field : {"assigned", "coverage"})
-    for (const auto& c : r.get<std::vector<std::pair<std::int64_t, std::int64_t>>>(j, field, "")) {
+  for (const char* field : {"assigned", "coverage"}) {
+    auto ranges = r.get<index_ranges>(j, field, "");
+    for (const auto& c : ranges) {
       if (c.first < 0 || c.second > p.setup.position_count || c.first > c.second) {
         throw input_error(fmt::format("{}: .{} range [{}, {}) is outside the {} positions", where, field, c.first, c.second, p.setup.position_count));
       }
-      if (field[0] == 'a') p.assign(c.first, c.second);
-      else p.cover(c.first, c.second);
     }
+    std::erase_if(ranges, [](const auto& c) { return c.first == c.second; });
+    fuse(ranges);  // once: range by range would sort the list again for each
+    (field[0] == 'a' ? p.assigned : p.coverage) = std::move(ranges);
+  }
   r.each(j, "buckets", [&](const nlohmann::json& b, const std::string& path) {
     const int d = r.get<int>(b, "decade", path);
     const auto band = r.get<std::int64_t>(b, "band", path);

@@ -123,6 +123,9 @@ struct octave_stats {
 constexpr int octave_count = 64;
 int octave_of(std::int64_t position);
 
+// The errors in ulps whose first position a profile records (audit_profile::first_over).
+constexpr std::array<double, 3> first_over_ulps{1, 10, 100};
+
 // What was audited; two parts merge only when these agree.
 struct audit_setup {
   std::string implementation, spec, op, dtype, working, tolerance, positions;
@@ -150,7 +153,7 @@ struct audit_profile {
   std::vector<std::pair<std::int64_t, std::int64_t>> assigned, coverage;
   std::vector<bucket_stats> buckets;  // decade d, band b at d * band_count + b
   std::vector<octave_stats> octaves = std::vector<octave_stats>(octave_count);
-  // The first position with an error above 1, 10 and 100 ulps (-1: none).
+  // The first position with an error above each of first_over_ulps (-1: none).
   std::array<std::int64_t, 3> first_over{-1, -1, -1};
   std::vector<std::string> failed_calls;  // "positions a..b: status: message", sorted as text (merged parts agree)
   // The binary64 reference against MPFR on a sample of positions: how many, and the worst error

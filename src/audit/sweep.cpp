@@ -236,7 +236,7 @@ class sweeper {
     ++profile_.sample_positions;
   }
 
-  static constexpr std::array<double, 3> thresholds{1, 10, 100};
+  static constexpr const auto& thresholds = first_over_ulps;
   const audit_request& q_;
   const spec& s_;
   const gate::error_model& model_;
@@ -334,6 +334,11 @@ audit_profile run_audit(const audit_request& q) {
 }
 
 audit_profile run_audit(const audit_request& q, gate::implementation& impl) { return sweep_all(q, check_request(q), impl); }
+
+sweep_rows sweep_rows_of(const spec& s, audit_setup& setup) {
+  swept_op op = swept_op_of(s, setup);
+  return {op.width, std::move(op.band_of), op.takes_x};
+}
 
 bool audit_passed(const audit_profile& p) {
   const auto t = p.total();

@@ -4,9 +4,11 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "audit/profile.hpp"
 #include "gate/implementation.hpp"
+#include "pe/spec.hpp"
 
 namespace pe::audit {
 
@@ -30,6 +32,17 @@ struct audit_request {
 audit_profile run_audit(const audit_request& q);
 // The same sweep through `impl` (q.implementation unread): the tests' own implementations.
 audit_profile run_audit(const audit_request& q, gate::implementation& impl);
+
+// What a sweep of the spec measures at each position, as swept_op_of derives it: the row width,
+// each index's band (the band count for a dim no pair turns) and whether the op takes x (a row
+// per head; otherwise one row). `setup`'s op, unit, bands and has_unrotated are filled in as the
+// sweep fills them. audit merge re-derives its parts' claims from it.
+struct sweep_rows {
+  std::int64_t width = 0;
+  std::vector<std::int64_t> band_of;
+  bool takes_x = false;
+};
+sweep_rows sweep_rows_of(const spec& s, audit_setup& setup);
 
 // Whether the profile shows an implementation within the gate's bound everywhere it was asked:
 // the whole set covered, no call failed, no element non-finite or beyond its bound.

@@ -26,6 +26,8 @@ class atomic_file {
 
   void write(std::string_view bytes);
   void commit();
+  const std::string& path() const { return path_; }
+  bool renamed() const { return !temp_.empty(); }  // written to a temporary and renamed over the path
 
  private:
   [[noreturn]] void fail(std::string_view why);

@@ -8,6 +8,7 @@
 
 #include "audit/baseline.hpp"
 #include "audit/html.hpp"
+#include "audit/profile_check.hpp"
 #include "audit/report.hpp"
 #include "audit/sweep.hpp"
 #include "cli/command_support.hpp"
@@ -23,16 +24,20 @@
 namespace pecheck {
 namespace {
 
-// The profile in a --json file written by audit; input_error naming the file for anything wrong.
-pe::audit::audit_profile read_profile(const std::string& path) { return pe::audit::profile_from_json(read_json_file(path, path), path); }
+// The profile in a --json file written by audit, its claims re-derived from its setup;
+// input_error naming the file for anything wrong.
+pe::audit::audit_profile read_profile(const std::string& path) {
+  auto p = pe::audit::profile_from_json(read_json_file(path, path), path);
+  pe::audit::check_profile_claims(p, path);
+  return p;
+}
 
 // The report on stdout, the profile to --json, the page to --html, the baseline compared and saved; exit 0 when it
 // passed (and did not regress), 1 otherwise.
-int finish(const pe::audit::audit_profile& p, const std::string& json, const std::string& html, const baseline_flags& baseline,
-           bool whole = false) {
+int finish(const pe::audit::audit_profile& p, output_files& files, const baseline_flags& baseline, bool whole = false) {
   fmt::print("{}", pe::audit::text_report(p));
-  if (!json.empty()) write_file_atomically(json, pe::audit::to_json(p).dump(1) + "\n", "--json");
-  if (!html.empty()) write_file_atomically(html, pe::audit::html_report(p), "--html");
+  files.finish("--json", pe::audit::to_json(p).dump(1) + "\n");
+  files.finish("--html", pe::audit::html_report(p));
   bool passed = pe::audit::audit_passed(p);
   // Merged parts must make up the whole set: a missing shard is no pass.
   if (whole && !p.whole_set()) {
@@ -48,7 +53,7 @@ int finish(const pe::audit::audit_profile& p, const std::string& json, const std
     fmt::print("{}", v.text(baseline.compare));
     passed = passed && !v.regressed;
   }
-  if (!baseline.save.empty()) write_file_atomically(baseline.save, pe::audit::baseline_text(p), "--save-baseline");
+  files.finish("--save-baseline", pe::audit::baseline_text(p));
   fmt::print("{}\n", passed ? "audit: PASS" : "audit: FAIL");
   return passed ? 0 : 1;
 }
@@ -124,9 +129,13 @@ std::function<int()> add_audit_command(CLI::App& app) {
   return [o, cmd, merge] {
     if (merge->parsed()) {
       refuse_sweep_options(*cmd);
+      output_files files;
+      files.open(o->merged_json, "--json");
+      files.open(o->html, "--html");
+      files.open(o->baseline.save, "--save-baseline");
       pe::audit::audit_profile p = read_profile(o->parts.at(0));
       for (std::size_t k = 1; k < o->parts.size(); ++k) p.merge(read_profile(o->parts[k]));
-      return finish(p, o->merged_json, o->html, o->baseline, true);
+      return finish(p, files, o->baseline, true);
     }
     std::vector<std::string> specs{o->request.spec};
     if (o->model.given()) {
@@ -152,19 +161,21 @@ std::function<int()> add_audit_command(CLI::App& app) {
       for (const auto& text : unswept) {
         fmt::print("{} {}: {}: no op runs position by position, nothing to sweep (pecheck gate checks it)\n", flag, file, text);
       }
-      if (specs.empty()) {
-        fmt::print("audit: no layer of {} has a spec to sweep: nothing to audit\n", file);
-        return 0;
-      }
+      // Nothing swept is no verdict: exit 2, never a pass.
+      if (specs.empty()) throw pe::input_error(fmt::format("audit: no layer of {} has a spec to sweep: nothing was audited", file));
     }
     if (specs.front().empty()) throw pe::input_error("audit: --spec, --hf-config or --gguf is required");
     // A baseline that cannot be read stops the audit before it sweeps.
     if (!o->baseline.compare.empty()) pe::gate::read_baseline(o->baseline.compare, pe::audit::audit_baseline_header);
+    output_files files;
+    files.open(o->json, "--json");
+    files.open(o->html, "--html");
+    files.open(o->baseline.save, "--save-baseline");
     int status = 0;
     for (const auto& s : specs) {
       if (specs.size() > 1) fmt::print("\naudit of {}\n", s);
       o->request.spec = s;
-      status = std::max(status, finish(sweep(o->request, o->bench), o->json, o->html, o->baseline));
+      status = std::max(status, finish(sweep(o->request, o->bench), files, o->baseline));
     }
     return status;
   };

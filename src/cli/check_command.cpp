@@ -1,6 +1,5 @@
 // `pecheck check`: runs every applicable property over every scheme and prints the schemes x properties matrix.
 #include <cstdio>
-#include <filesystem>
 #include <regex>
 
 #include <fmt/format.h>
@@ -167,12 +166,8 @@ std::function<int()> add_check_command(CLI::App& app) {
   cmd->add_option("--json", o->json, "write the results as JSON to FILE");
   return [o] {
     const std::regex property_re = option_regex(o->property, "--property"), spec_re = option_regex(o->spec, "--spec");
-    if (!o->json.empty()) {  // before the run, not after it: a bad path costs nothing
-      const auto parent = std::filesystem::absolute(o->json).parent_path();
-      if (!std::filesystem::is_directory(parent) || std::filesystem::is_directory(o->json)) {
-        throw pe::input_error(fmt::format("--json: cannot write {}", o->json));
-      }
-    }
+    output_files files;
+    files.open(o->json, "--json");  // before the run, not after it: a bad path costs nothing
     const pe::props::run_options options{o->cases, o->seed};
     const pe::props::reference_backend<double> reference;
     std::vector<pe::props::target_result> results;
@@ -195,7 +190,7 @@ std::function<int()> add_check_command(CLI::App& app) {
     if (o->ladder) fmt::print("{}", ladder_text(ladder));
     fmt::print("\n{} of {} expectations met{}\n", met, results.size(), all_met ? "" : "; see << NOT MET above");
     std::fflush(stdout);
-    if (!o->json.empty()) write_file_atomically(o->json, results_json(results, ladder, *o).dump(2) + "\n", "--json");
+    files.finish("--json", results_json(results, ladder, *o).dump(2) + "\n");
     return all_met ? 0 : 1;
   };
 }

@@ -1,6 +1,11 @@
 // What several commands share (see command_support.hpp).
 #include "cli/command_support.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdint>
+
 #include <fmt/format.h>
 
 #include "cli/atomic_file.hpp"
@@ -22,6 +27,55 @@ void write_file_atomically(const std::string& path, const std::string& text, con
   atomic_file f(path, flag);
   f.write(text);
   f.commit();
+}
+
+namespace {
+// "" where `text` is an integer that fits, or is not a decimal or 0x integer at all (CLI11's own
+// reading reports that); the refusal otherwise.
+std::string integer_fits(const std::string& text, bool is_unsigned) {
+  std::string_view digits = text;
+  const bool negative = digits.starts_with('-');
+  if (negative || digits.starts_with('+')) digits.remove_prefix(1);
+  int base = 10;
+  if (digits.starts_with("0x") || digits.starts_with("0X")) digits.remove_prefix(2), base = 16;
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [&](char c) { return base == 16 ? std::isxdigit(static_cast<unsigned char>(c)) : std::isdigit(static_cast<unsigned char>(c)); })) {
+    return "";
+  }
+  const std::string refusal = fmt::format("{} is not in {}", text, is_unsigned ? "0 to 2^64 - 1" : "-2^63 to 2^63 - 1");
+  if (is_unsigned && negative && digits.find_first_not_of('0') != std::string_view::npos) return refusal;
+  std::uint64_t magnitude = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude, base);
+  const std::uint64_t most = is_unsigned ? UINT64_MAX : (negative ? std::uint64_t{1} << 63 : INT64_MAX);
+  return error == std::errc::result_out_of_range || magnitude > most ? refusal : "";
+}
+}  // namespace
+
+void refuse_integer_overflow(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    const std::string type = option->get_type_name();
+    const bool is_unsigned = type.starts_with("UINT");
+    if (!is_unsigned && !type.starts_with("INT")) continue;
+    option->check(CLI::Validator([is_unsigned](std::string& text) { return integer_fits(text, is_unsigned); }, "", "fits 64 bits"));
+  }
+  for (CLI::App* command : app.get_subcommands({})) refuse_integer_overflow(*command);
+}
+
+void output_files::open(const std::string& path, const char* flag) {
+  if (path.empty()) return;
+  auto file = std::make_unique<atomic_file>(path, flag);
+  for (const auto& [other, opened] : files_)
+    if (opened->path() == path && opened->renamed()) {
+      throw pe::input_error(fmt::format("{} and {} both name {}: give each output a file of its own", other, flag, path));
+    }
+  files_.emplace_back(flag, std::move(file));
+}
+
+void output_files::finish(const char* flag, const std::string& text) {
+  for (auto& [name, file] : files_) {
+    if (name != flag) continue;
+    file->write(text);
+    file->commit();
+  }
 }
 
 std::string read_text_file(const std::string& path, const std::string& label) { return pe::read_bounded_file(path, label); }

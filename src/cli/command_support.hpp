@@ -1,12 +1,16 @@
 // What several commands share: regex options that fail with one clear line, and report files written atomically.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <regex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli/atomic_file.hpp"
 #include "gate/implementation.hpp"
 
 namespace pecheck {
@@ -21,6 +25,26 @@ std::regex option_regex(const std::string& text, const char* flag);
 // Writes text to a temporary file beside path, then renames it over path: a reader never sees half a
 // report. Errors are input_errors "FLAG: cannot write PATH[: why]", and leave no temporary behind.
 void write_file_atomically(const std::string& path, const std::string& text, const char* flag);
+
+// CLI11 reads an integer past 64 bits as the largest one (strtoll saturates) and -1 for an
+// unsigned option as 2^64 - 1: every integer option of `app` and its commands is checked first,
+// so --seed 2^64 or --tokens-per-call 99999999999999999999 is refused as written.
+void refuse_integer_overflow(CLI::App& app);
+
+// A command's output files, opened before its work so that one that cannot be written is said at
+// once (exit 2) instead of after minutes of work, and each written whole at the end as
+// write_file_atomically writes it. Two flags naming one file that a rename would land on (each
+// would replace the other) are refused; a device or stdout takes both, in order.
+class output_files {
+ public:
+  // Opens `path` for `flag`; nothing for an empty path.
+  void open(const std::string& path, const char* flag);
+  // Writes and commits the file opened for `flag`; nothing where none was.
+  void finish(const char* flag, const std::string& text);
+
+ private:
+  std::vector<std::pair<std::string, std::unique_ptr<atomic_file>>> files_;  // by flag
+};
 
 // The bytes of file `path`; input_error "LABEL: cannot read it: why".
 std::string read_text_file(const std::string& path, const std::string& label);

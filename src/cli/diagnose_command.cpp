@@ -25,6 +25,8 @@ std::function<int()> add_diagnose_command(CLI::App& app) {
   cmd->add_option("--show", o->shown, "how many of the ranked conventions to list (default 5)")->check(CLI::Range(1, 1000));
   cmd->add_option("--json", o->json, "write the diagnosis and the whole ranking as JSON to FILE");
   return [o] {
+    output_files files;
+    files.open(o->json, "--json");
     const auto d = pe::audit::diagnose(o->request);
     fmt::print("diagnose: {}\n  {} on {}, I/O {}: {} calls, {} elements\n", d.implementation, d.op, d.asked, d.dtype, d.calls, d.elements);
     for (const auto& f : d.failed) fmt::print("  failed {}\n", f);
@@ -32,7 +34,7 @@ std::function<int()> add_diagnose_command(CLI::App& app) {
     for (std::size_t k = 0; k < d.ranked.size() && static_cast<int>(k) < o->shown; ++k)
       fmt::print("  {:>10.3g}  {:>10.3g}  {}\n", d.ranked[k].residual, d.ranked[k].worst, d.ranked[k].name);
     fmt::print("{}\n", d.sentence());
-    if (!o->json.empty()) write_file_atomically(o->json, d.json().dump(1) + "\n", "--json");
+    files.finish("--json", d.json().dump(1) + "\n");
     // 0: it computes what was asked; 1: something else (or nothing explains it).
     return d.as_asked() ? 0 : 1;
   };

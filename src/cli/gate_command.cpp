@@ -56,10 +56,8 @@ std::function<int()> add_gate_command(CLI::App& app) {
       const std::string& file = o->model.file();
       const auto checked = read_model_specs(o->model);
       for (const auto& line : checked.lines) fmt::print("{} {}: {}\n", o->model.flag(), file, line);
-      if (checked.specs.empty()) {
-        fmt::print("gate: no layer of {} has a positional encoding: nothing to check\n", file);
-        return 0;
-      }
+      // Nothing checked is no verdict: exit 2, never a pass.
+      if (checked.specs.empty()) throw pe::input_error(fmt::format("gate: no layer of {} has a positional encoding: nothing was checked", file));
       o->request.specs = checked.specs;
     }
     if (o->request.specs.empty()) throw pe::input_error("gate: --spec, --hf-config or --gguf is required");
@@ -73,14 +71,19 @@ std::function<int()> add_gate_command(CLI::App& app) {
     }
     o->request.baseline = o->baseline.compare;
     o->request.baseline_factor = o->baseline.factor;
+    output_files files;
+    files.open(o->json, "--json");
+    files.open(o->junit, "--junit");
+    files.open(o->baseline.save, "--save-baseline");
     const auto report = pe::gate::run(o->request);
     if (isatty(2)) fmt::print(stderr, "\r{:40}\r", "");  // clear the progress line
-    // The files between the results and the verdict: one that cannot be written stops the command
-    // (exit 2) with the results shown and no verdict line.
+    // The files between the results and the verdict: one that cannot be written (opened before the
+    // run, so only a write that fails now: a full disk) stops the command (exit 2) with the results
+    // shown and no verdict line.
     fmt::print("{}", pe::gate::text_results(report));
-    if (!o->json.empty()) write_file_atomically(o->json, pe::gate::json_report(report), "--json");
-    if (!o->junit.empty()) write_file_atomically(o->junit, pe::gate::junit_report(report), "--junit");
-    if (!o->baseline.save.empty()) write_file_atomically(o->baseline.save, pe::gate::gate_baseline_text(report), "--save-baseline");
+    files.finish("--json", pe::gate::json_report(report));
+    files.finish("--junit", pe::gate::junit_report(report));
+    files.finish("--save-baseline", pe::gate::gate_baseline_text(report));
     fmt::print("{}", pe::gate::text_summary(report));
     return report.exit_status();
   };

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/command_support.hpp"
 #include "cli/commands.hpp"
 #include "pe/error.hpp"
 #include "pe/limits.hpp"
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
     auto run = add(app);
     commands.emplace_back(app.get_subcommands({}).back(), run);
   }
+  pecheck::refuse_integer_overflow(app);
   // A first word that names no command gets a clearer line than CLI11's own.
   std::vector<std::string> names;
   for (const auto& [sub, run] : commands) names.push_back(sub->get_name());

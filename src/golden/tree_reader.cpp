@@ -48,8 +48,18 @@ tree_contents read_tree(const fs::path& dir, std::vector<std::string>& problems)
       tree.flawed.insert(e.path);
     };
     try {
-      // symlink_status: regen writes plain files, and a link's target could change under a matching manifest entry's name.
-      if (!fs::is_regular_file(fs::symlink_status(p))) throw input_error(fmt::format("{}: is not a regular file", p.string()));
+      // symlink_status: regen writes plain files and folders, and a link's target could change
+      // under a matching manifest entry's name.
+      for (fs::path within = dir, rest = fs::path(e.path).parent_path(); const auto& part : rest) {
+        within /= part;
+        if (fs::is_symlink(fs::symlink_status(within))) {
+          throw input_error(fmt::format("{}: reached through the symbolic link {}: golden folders are plain folders", p.string(), within.string()));
+        }
+      }
+      const auto status = fs::symlink_status(p);
+      if (!fs::exists(status)) throw input_error(fmt::format("{}: listed in MANIFEST.json, and missing", p.string()));
+      if (fs::is_symlink(status)) throw input_error(fmt::format("{}: a symbolic link: golden files are plain files, as regen writes them", p.string()));
+      if (!fs::is_regular_file(status)) throw input_error(fmt::format("{}: is not a regular file", p.string()));
       const std::string bytes = read_file(p);
       if (sha256_hex(bytes) != e.sha256) {
         flaw(fmt::format("{}: SHA-256 {} does not match MANIFEST.json ({})", p.string(), sha256_hex(bytes), e.sha256));
@@ -71,7 +81,7 @@ tree_contents read_tree(const fs::path& dir, std::vector<std::string>& problems)
     if (it->is_directory() && !it->is_symlink()) continue;
     const std::string rel = fs::relative(it->path(), dir).string();
     if (rel != "MANIFEST.json" && rel != "README.md" && rel != decay_table_path && !listed.count(rel)) {
-      problems.push_back(fmt::format("{}: not in MANIFEST.json", it->path().string()));
+      problems.push_back(fmt::format("{}: {}not in MANIFEST.json", it->path().string(), it->is_symlink() ? "a symbolic link, " : ""));
     }
   }
   if (ec) problems.push_back(fmt::format("{}: cannot be listed: {}", dir.string(), ec.message()));

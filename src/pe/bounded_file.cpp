@@ -30,6 +30,8 @@ std::string named(const std::string& path, const std::string& label) { return on
 }  // namespace
 
 void require_regular_file(const std::string& path, const std::string& label) {
+  // A name from a JSON file may hold \u0000: the system would read the name cut there, another file.
+  if (path.find('\0') != std::string::npos) throw input_error(fmt::format("{}: the file name holds a NUL byte: refused", named(path, label)));
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw input_error(fmt::format("{}: cannot read it: {}", named(path, label), std::strerror(errno)));
   if (!S_ISREG(st.st_mode)) throw input_error(fmt::format("{}: {}, not a regular file: refused unread", named(path, label), kind_of(st.st_mode)));

@@ -74,6 +74,8 @@ refusals = [
     ({"q": save("big_endian.npy", q.astype(">f8"))}, "q ('big_endian.npy'): .npy header at byte"),
     ({"q": {"npy": "missing.npy"}}, "q ('missing.npy'): '" + os.path.join(scratch, "arrays", "missing.npy") + "': cannot read it: No such file or directory"),
     ({"q": {"npy": "q.npy", "shape": [1]}}, "q: needs {\"npy\": \"FILE.npy\"} and nothing else"),
+    # q.npy exists: a name cut at its NUL would read it.
+    ({"q": {"npy": "q.npy\u0000junk"}}, "q ('q.npy\\x00junk'): '" + os.path.join(scratch, "arrays", "q.npy\\x00junk") + "': the file name holds a NUL byte"),
 ]
 for fields, message in refusals:
     r = run("rope(dim=8)", write_input("refused.json", fields))

@@ -34,5 +34,5 @@ gguf_test(gguf_excludes_spec_and_hf_config
 set(gguf_audit "${gguf_pecheck} audit --impl-reference --positions 0:64 --tokens-per-call 32")
 gguf_test(audit_sweeps_rope
           "cd ${gguf_files} && out=$(${gguf_audit} --gguf qwen2_7b.gguf); status=$?; echo \"$out\"; test $status -eq 0 && echo \"$out\" | grep -qx -- '--gguf qwen2_7b.gguf: all 28 layers: rope(dim=128, base=1000000, rotary_dim=128, layout=neox, truncate_low=0)' && echo \"$out\" | grep -qx 'audit: PASS'")
-gguf_test(audit_reports_alibi_unswept
-          "cd ${gguf_files} && out=$(${gguf_audit} --gguf bloom_560m.gguf); status=$?; echo \"$out\"; test $status -eq 0 && echo \"$out\" | grep -qx -- '--gguf bloom_560m.gguf: alibi(heads=16, causal=true): no op runs position by position, nothing to sweep (pecheck gate checks it)' && echo \"$out\" | grep -qx 'audit: no layer of bloom_560m.gguf has a spec to sweep: nothing to audit'")
+gguf_test(audit_of_alibi_alone_exits_2
+          "cd ${gguf_files} && out=$(${gguf_audit} --gguf bloom_560m.gguf 2>&1); status=$?; echo \"$out\"; test $status -eq 2 && echo \"$out\" | grep -qx -- '--gguf bloom_560m.gguf: alibi(heads=16, causal=true): no op runs position by position, nothing to sweep (pecheck gate checks it)' && echo \"$out\" | grep -qx 'pecheck: audit: no layer of bloom_560m.gguf has a spec to sweep: nothing was audited'")

@@ -10,7 +10,8 @@ always returns a JSON-serialisable reply head and bytes, whatever the head holds
 through io.BufferedReader, which (like a pipe's reader) would allocate a read's whole size up front.
 Mutations: byte flips, inserts, deletes, truncation, duplicated frames, and JSON fields replaced by
 values of other types or out of range (payload_bytes 2^62, offsets past the payload, shapes that
-do not match, unknown dtypes)."""
+do not match, unknown dtypes), lines with no newline past the line limit (lowered here to 4 KiB so
+that a stream crosses it in microseconds) and JSON nested up to 10^5 deep."""
 import io
 import json
 import os
@@ -20,7 +21,10 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 from pecheck import np_io  # noqa: E402
+from pecheck import wire  # noqa: E402
 from pecheck.wire import WireError, answer, read_frame  # noqa: E402
+
+wire.MAX_LINE_BYTES = 4096
 
 iterations = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
 rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 20261203)
@@ -68,6 +72,12 @@ def stream_bytes():
         if "payload_bytes" in head and rng.random() < 0.3:  # the head's own (lying) count
             data = json.dumps(head).encode() + b"\n" + payload
         parts.append(data)
+    odd = rng.random()
+    if odd < 0.03:  # a line that never ends, or ends past the limit
+        parts.insert(rng.randrange(len(parts) + 1), (rng.choice([b"[", b"{", b" ", b"a0"]) * 9000)[:rng.randint(4000, 9000)])
+    elif odd < 0.06:  # nesting past Python's recursion limit, or just under it
+        depth = rng.choice([900, 1100, 100000])
+        parts.insert(rng.randrange(len(parts) + 1), rng.choice([b"[", b'{"a":']) * depth + b"\n")
     data = bytearray(b"".join(parts * rng.randint(1, 2)))
     for _ in range(rng.randint(0, 4)):
         kind = rng.random()
@@ -88,8 +98,17 @@ def implementation(op, spec, inputs):
     return {"y": inputs["x"]}
 
 
+class bounded_lines(io.BufferedReader):
+    """The reader, holding read_frame to its line limit: a readline without one is a finding."""
+
+    def readline(self, limit=-1):
+        if limit < 0 or limit > wire.MAX_LINE_BYTES + 1:
+            raise AssertionError(f"readline({limit}): a line read without the {wire.MAX_LINE_BYTES}-byte limit")
+        return super().readline(limit)
+
+
 def check(data):
-    stream = io.BufferedReader(io.BytesIO(data))
+    stream = bounded_lines(io.BytesIO(data))
     for _ in range(16):
         try:
             head, payload = read_frame(stream)

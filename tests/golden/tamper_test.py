@@ -184,7 +184,7 @@ def file_added_listed(t):
 
 def file_removed(t):
     os.remove(t.path(FILE))
-    return 1, [f"{t.path(FILE)}: is not a regular file"]
+    return 1, [f"{t.path(FILE)}: listed in MANIFEST.json, and missing"]
 
 
 def file_removed_and_unlisted(t):
@@ -205,7 +205,7 @@ def file_renamed(t):
 
 def file_renamed_unlisted(t):
     os.rename(t.path(FILE), t.path("rope/llama2.json"))
-    return 1, [f"{t.path(FILE)}: is not a regular file", f"{t.path('rope/llama2.json')}: not in MANIFEST.json"]
+    return 1, [f"{t.path(FILE)}: listed in MANIFEST.json, and missing", f"{t.path('rope/llama2.json')}: not in MANIFEST.json"]
 
 
 def files_swapped(t):
@@ -223,7 +223,16 @@ def file_symlinked(t):
     target = t.path("../elsewhere.json")
     shutil.move(t.path(FILE), target)
     os.symlink(target, t.path(FILE))
-    return 1, [f"{t.path(FILE)}: is not a regular file"]
+    return 1, [f"{t.path(FILE)}: a symbolic link: golden files are plain files, as regen writes them"]
+
+
+def folder_symlinked(t):
+    # The scheme's folder moved out of the tree and linked back: every listed file of it is named.
+    target = t.path("../elsewhere")
+    shutil.move(t.path("rope"), target)
+    os.symlink(target, t.path("rope"))
+    return 1, [f"{t.path(FILE)}: reached through the symbolic link {t.path('rope')}: golden folders are plain folders",
+               f"{t.path('rope')}: a symbolic link, not in MANIFEST.json"]
 
 
 def byte_order_mark(t):
@@ -339,7 +348,7 @@ REPLACING = {
 ORDER = """output_value output_value_unhashed output_renamed input_value input_position case_id case_removed case_added
 case_duplicated case_reordered manifest_count manifest_count_wraps file_added_unlisted file_added_not_json
 file_added_listed file_removed file_removed_and_unlisted file_renamed file_renamed_unlisted files_swapped
-file_symlinked figure_changed precision_bits_wraps precision_bits_float manifest_precision_bits_wraps byte_order_mark
+file_symlinked folder_symlinked figure_changed precision_bits_wraps precision_bits_float manifest_precision_bits_wraps byte_order_mark
 manifest_byte_order_mark nul_and_garbage manifest_nul_and_garbage repeated_key unknown_key comment_changed
 file_generator_differs file_generator_malformed manifest_generator_differs manifest_generator_malformed
 manifest_mpfr_differs manifest_mpfr_malformed manifest_hash_spelling reformatted keys_reordered reformatted_unhashed

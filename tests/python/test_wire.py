@@ -26,7 +26,10 @@ def test_a_frame_and_then_the_end():
     (b'{"payload_bytes": 8}\nabcd', "announces payload_bytes 8, and the input ended after 4"),
     (b'{"payload_bytes": -1}\n', "payload_bytes -1 is not a byte count"),
     (b'{"payload_bytes": 1.5}\n', "payload_bytes 1.5 is not a byte count"),
-])
+    (b'{"payload_bytes": 2147483649}\n', "payload_bytes 2147483649 is over the 2147483648 a request may carry"),
+    (b"[" * 100000 + b"]" * 100000 + b"\n", r"not JSON \(RecursionError"),
+], ids=["not JSON", "not an object", "short payload", "negative payload_bytes", "real payload_bytes", "payload_bytes over the cap",
+        "JSON 10^5 deep"])
 def test_a_broken_request_is_named(data, message):
     with pytest.raises(WireError, match=message):
         read_frame(io.BytesIO(data))
@@ -78,3 +81,30 @@ def test_serve_stops_on_a_broken_request_with_one_line(monkeypatch, capsys):
         run_serve(monkeypatch, doubler, request(1)[:-4])
     assert stop.value.code == 2
     assert capsys.readouterr().err == "pecheck.serve: the request announces payload_bytes 12, and the input ended after 8\n"
+
+
+class endless_line:
+    """A stream of zero bytes that never ends and never holds a newline, counting what is read."""
+
+    def __init__(self):
+        self.read_bytes = 0
+
+    def readline(self, limit=-1):
+        assert limit > 0, "readline without a limit would never return"
+        self.read_bytes += limit
+        return b"\0" * limit
+
+
+def test_a_line_without_end_is_refused_after_its_limit():
+    stream = endless_line()
+    with pytest.raises(WireError, match="runs past 16777216 bytes without a newline"):
+        read_frame(stream)
+    assert stream.read_bytes == (1 << 24) + 1
+
+
+def test_deep_json_ends_serve_with_one_line(monkeypatch, capsys):
+    with pytest.raises(SystemExit) as stop:
+        run_serve(monkeypatch, doubler, b"[" * 100000 + b"\n")
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("pecheck.serve: the request line is not JSON (RecursionError")
