@@ -6,6 +6,11 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -39,6 +44,47 @@ nlohmann::json record_json(const element_record& e) {
           {"bound", number(e.bound)}, {"ulps", number(e.ulps)}, {"fraction", number(e.fraction)}};
 }
 
+template <class T>
+struct is_pair : std::false_type {};
+template <class A, class B>
+struct is_pair<std::pair<A, B>> : std::true_type {};
+template <class T>
+struct is_vector : std::false_type {};
+template <class E>
+struct is_vector<std::vector<E>> : std::true_type {};
+template <class T>
+struct is_array : std::false_type {};
+template <class E, std::size_t N>
+struct is_array<std::array<E, N>> : std::true_type {};
+
+// Whether v holds a T exactly, at every depth: nlohmann's get would convert a real to an integer
+// (undefined past the integer's range: 3.9e19 as a uint64 count), a negative to an unsigned, and
+// narrow a 64-bit integer, each silently.
+template <class T>
+bool holds(const nlohmann::json& v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v.is_boolean();
+  } else if constexpr (std::is_integral_v<T>) {
+    if (!v.is_number_integer()) return false;
+    if (v.is_number_unsigned()) return v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+    const auto x = v.get<std::int64_t>();
+    if constexpr (std::is_unsigned_v<T>) return x >= 0 && static_cast<std::uint64_t>(x) <= std::numeric_limits<T>::max();
+    else return x >= std::numeric_limits<T>::min() && x <= std::numeric_limits<T>::max();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return v.is_string();
+  } else if constexpr (is_pair<T>::value) {
+    return v.is_array() && v.size() == 2 && holds<typename T::first_type>(v[0]) && holds<typename T::second_type>(v[1]);
+  } else if constexpr (is_vector<T>::value || is_array<T>::value) {
+    if (!v.is_array()) return false;
+    if constexpr (is_array<T>::value) {
+      if (v.size() != std::tuple_size_v<T>) return false;
+    }
+    return std::all_of(v.begin(), v.end(), [](const nlohmann::json& e) { return holds<typename T::value_type>(e); });
+  } else {
+    static_assert(sizeof(T) == 0, "holds<T>: a type the profile does not read");
+  }
+}
+
 // The reader's helpers: a field of the right type or an input_error naming it.
 struct reader {
   std::string where;
@@ -49,14 +95,8 @@ struct reader {
   template <class T>
   T get(const nlohmann::json& j, const char* key, const std::string& path) const {
     const auto& v = at(j, key, path);
-    try {
-      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-        if (!v.is_number_integer() || (std::is_unsigned_v<T> && !v.is_number_unsigned())) throw input_error("");
-      }
-      return v.get<T>();
-    } catch (const std::exception&) {
-      throw input_error(fmt::format("{}: {}.{} has the wrong type", where, path, key));
-    }
+    if (!holds<T>(v)) throw input_error(fmt::format("{}: {}.{} has the wrong type", where, path, key));
+    return v.get<T>();
   }
   double real(const nlohmann::json& j, const char* key, const std::string& path) const {
     return number_of(at(j, key, path), fmt::format("{}: {}.{}", where, path, key));

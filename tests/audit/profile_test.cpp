@@ -104,6 +104,25 @@ TEST(audit_profile, a_malformed_file_is_named_with_its_field) {
   } catch (const input_error& e) {
     EXPECT_EQ(std::string(e.what()), "part.json: .buckets[0] names no bucket");
   }
+  // Numbers inside a field's arrays are held to its type too: a real past 2^64 (nlohmann would
+  // convert it to an integer, undefined past the range; the audit_part fuzzer found it), a
+  // negative count, an int64 where an int is read.
+  for (const auto& [histogram, what] : std::vector<std::pair<nlohmann::json, std::string>>{
+           {nlohmann::json::array({nlohmann::json::array({3, 3.9e19})}), "real"},
+           {nlohmann::json::array({nlohmann::json::array({3, -1})}), "negative"},
+           {nlohmann::json::array({nlohmann::json::array({std::int64_t{1} << 40, 1})}), "int64 bin"}}) {
+    SCOPED_TRACE(what);
+    auto forged = to_json(audit_profile(setup()));
+    forged["buckets"] = nlohmann::json::array({{{"decade", 0}, {"band", 0}, {"count", 1}, {"nonfinite", 0}, {"sum_squares", {0, 0}},
+                                               {"max_ulps", 0}, {"max_fraction", 0}, {"worst_ulps", nullptr}, {"worst_fraction", nullptr},
+                                               {"histogram", histogram}}});
+    try {
+      profile_from_json(forged, "part.json");
+      ADD_FAILURE();
+    } catch (const input_error& e) {
+      EXPECT_EQ(std::string(e.what()), "part.json: .buckets[0].histogram has the wrong type");
+    }
+  }
   j.erase("heads");
   EXPECT_THROW(profile_from_json(j, "part.json"), input_error);
   EXPECT_THROW(profile_from_json(nlohmann::json::array(), "part.json"), input_error);
