@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -63,18 +64,24 @@ void refuse_integer_overflow(CLI::App& app) {
 void output_files::open(const std::string& path, const char* flag) {
   if (path.empty()) return;
   auto file = std::make_unique<atomic_file>(path, flag);
-  for (const auto& [other, opened] : files_)
-    if (opened->path() == path && opened->renamed()) {
-      throw pe::input_error(fmt::format("{} and {} both name {}: give each output a file of its own", other, flag, path));
+  for (const auto& other : files_)
+    if (other.path == path && other.renamed) {
+      throw pe::input_error(fmt::format("{} and {} both name {}: give each output a file of its own", other.flag, flag, path));
     }
-  files_.emplace_back(flag, std::move(file));
+  const bool renamed = file->renamed();
+  // The temporary removed again, and a regular file written in place (a link that named nothing)
+  // closed: nothing of the report is open during the run. A device or FIFO stays open.
+  std::error_code ec;
+  if (renamed || std::filesystem::is_regular_file(path, ec)) file.reset();
+  files_.push_back({flag, path, renamed, std::move(file)});
 }
 
 void output_files::finish(const char* flag, const std::string& text) {
-  for (auto& [name, file] : files_) {
-    if (name != flag) continue;
-    file->write(text);
-    file->commit();
+  for (auto& f : files_) {
+    if (f.flag != flag) continue;
+    if (!f.kept) f.kept = std::make_unique<atomic_file>(f.path, flag);
+    f.kept->write(text);
+    f.kept->commit();
   }
 }
 

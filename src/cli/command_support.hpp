@@ -31,19 +31,29 @@ void write_file_atomically(const std::string& path, const std::string& text, con
 // so --seed 2^64 or --tokens-per-call 99999999999999999999 is refused as written.
 void refuse_integer_overflow(CLI::App& app);
 
-// A command's output files, opened before its work so that one that cannot be written is said at
+// A command's output files, tried before its work so that one that cannot be written is said at
 // once (exit 2) instead of after minutes of work, and each written whole at the end as
-// write_file_atomically writes it. Two flags naming one file that a rename would land on (each
-// would replace the other) are refused; a device or stdout takes both, in order.
+// write_file_atomically writes it. A file that a rename lands on is tried by creating its
+// temporary and removing it again, and created afresh at the end: a temporary held open through
+// the run would be inherited by every plugin worker the gate forks (a fork keeps descriptors
+// whatever O_CLOEXEC says), which could write into the report; so is a regular file written in
+// place (a link that names nothing). A device or FIFO is opened once, at the start, as the shell
+// would. Two flags naming one file that a rename would land on
+// (each would replace the other) are refused; a device or stdout takes both, in order.
 class output_files {
  public:
-  // Opens `path` for `flag`; nothing for an empty path.
+  // Tries (or opens) `path` for `flag`; nothing for an empty path.
   void open(const std::string& path, const char* flag);
-  // Writes and commits the file opened for `flag`; nothing where none was.
+  // Writes and commits the file for `flag`; nothing where none was named.
   void finish(const char* flag, const std::string& text);
 
  private:
-  std::vector<std::pair<std::string, std::unique_ptr<atomic_file>>> files_;  // by flag
+  struct output {
+    std::string flag, path;
+    bool renamed = false;
+    std::unique_ptr<atomic_file> kept;  // a device or FIFO: opened at the start and kept
+  };
+  std::vector<output> files_;
 };
 
 // The bytes of file `path`; input_error "LABEL: cannot read it: why".

@@ -66,6 +66,9 @@ set(plugin_faults
   "unsupported_unless_position_0|27|1|60|^INCOMPLETE +conformance\\.rotate +rope\\(dim=64, |1000"
   "unsupported_unless_position_0_verdict|27|1|60|^gate: INCOMPLETE at positions up to 2\\^40 |1000"
   "inv_freq_only|28|1|30|^NOTHING +checked +rope\\(dim=64, |1000"
+  # Writes into every regular file it inherited: nothing of the gate's is open to it (the report
+  # below), so its answers, all correct, pass.
+  "writes_inherited_files|29|0|30|^gate: PASS|1000"
   # Accepting rotate's declined cases does not make position 0 a check of the spec.
   "unsupported_unless_position_0_accepted|27|1|60|^gate: INCOMPLETE at positions up to 2\\^40, partial accepted: rotate \\(0 checks INCOMPLETE, 1 spec unchecked|1000|--allow-partial rotate"
   "inv_freq_only_verdict|28|1|30|^gate: INCOMPLETE |1000")
@@ -97,6 +100,11 @@ target_link_libraries(tree_memory_test PRIVATE pe_gate)
 add_test(NAME gate.fault_notes_in_the_json_report
          COMMAND sh -c "$<TARGET_FILE:pecheck> gate --impl $<TARGET_FILE:fault_19> --spec 'rope(dim=64)' --golden-scope none --cases 3 --json ${CMAKE_CURRENT_BINARY_DIR}/fault_notes.json > /dev/null && /usr/bin/python3 -c \"import json, sys; notes = json.load(open(sys.argv[1]))['notes']; assert len(notes) == 1 and 'worker process was replaced' in notes[0], notes\" ${CMAKE_CURRENT_BINARY_DIR}/fault_notes.json")
 set_tests_properties(gate.fault_notes_in_the_json_report PROPERTIES LABELS gate)
+# A plugin that writes into every regular file it inherited (a report held open through the run
+# would be one): the report stays the gate's, whole and valid, and the run passes.
+add_test(NAME gate.fault_writes_inherited_files_leave_the_report_whole
+         COMMAND sh -c "rm -f ${CMAKE_CURRENT_BINARY_DIR}/inherited.json && $<TARGET_FILE:pecheck> gate --impl $<TARGET_FILE:fault_29> --spec 'rope(dim=64)' --golden-scope none --cases 20 --json ${CMAKE_CURRENT_BINARY_DIR}/inherited.json --junit ${CMAKE_CURRENT_BINARY_DIR}/inherited.xml > /dev/null && /usr/bin/python3 -c \"import json, sys; r = json.load(open(sys.argv[1])); assert r['verdict'] == 'PASS', r['verdict']; x = open(sys.argv[2]).read(); assert x.startswith('<?xml') and 'forged' not in x\" ${CMAKE_CURRENT_BINARY_DIR}/inherited.json ${CMAKE_CURRENT_BINARY_DIR}/inherited.xml")
+set_tests_properties(gate.fault_writes_inherited_files_leave_the_report_whole PROPERTIES LABELS gate)
 # Without an address-space cap the worker is not replaced for its reserved address space either:
 # one worker serves the whole run (no note); --address-space-gib takes GiB from 1 or unlimited.
 add_test(NAME gate.address_space_unlimited_keeps_one_worker

@@ -4,6 +4,7 @@
  * in pe_impl_run, on rotate calls, must fail the case that did it (exit 1). The faults from
  * IGNORES_SIGNALS_HANGS on fault once per gate run when PECHECK_FAULT_ONCE names a file (see
  * expect_fault.sh), so every later check must pass. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -57,6 +58,7 @@ enum fault {
   /* Verdicts a kernel may try to earn by declining: the gate must not call either a PASS. */
   UNSUPPORTED_UNLESS_POSITION_0 = 27, /* rotate answered only where every position is 0, where it is the identity */
   INV_FREQ_ONLY = 28,                 /* inv_freq alone (one case, correct), every other call declined */
+  WRITES_INHERITED_FILES = 29,        /* a line into every regular file it inherited open (not its tensors' memfd) */
 };
 
 /* 1 on the call that faults: every call, or with PECHECK_FAULT_ONCE=FILE the first of the gate run
@@ -237,6 +239,21 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
         if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode)) (void)!write(fd, "r", 1);
       }
       break;
+    case WRITES_INHERITED_FILES: { /* the gate's open files, as a fork hands them over: a report being written is one */
+      DIR *open_fds = opendir("/proc/self/fd");
+      for (struct dirent *e; open_fds && (e = readdir(open_fds)) != NULL;) {
+        const int fd = atoi(e->d_name);
+        struct stat st;
+        char link[300], target[256];
+        snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+        const ssize_t n = readlink(link, target, sizeof target - 1);
+        if (fd < 3 || fd == dirfd(open_fds) || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || n < 0) continue;
+        target[n] = '\0';
+        if (strstr(target, "memfd:") == NULL) (void)!write(fd, "{\"forged\": true}\n", 17);
+      }
+      if (open_fds) closedir(open_fds);
+      break;
+    }
     case RUN_FORKS_SPINNER:
       if (fork() == 0)
         while (forever) {
