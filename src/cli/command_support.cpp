@@ -99,6 +99,11 @@ void add_implementation_flags(CLI::App& cmd, pe::gate::implementation_flags& f) 
                  "--impl's calls: worker (one process serves them, replaced after a fault; default) or call (a process per call)")
       ->check(CLI::IsMember({"worker", "call"}))
       ->needs(lib);
+  cmd.add_option("--sandbox", f.sandbox,
+                 "the implementation's processes: auto (in new user, PID, IPC and network namespaces where the system allows them; "
+                 "default), require (exit 2 where it does not) or off")
+      ->check(CLI::IsMember({"auto", "require", "off"}))
+      ->excludes(own);
   cmd.add_option("--timeout-ms", f.timeout_ms, "time limit of one call")->check(CLI::Range(1, 3600000));
   auto* memory = cmd.add_option("--memory-limit-mib", f.memory_limit_mib,
                                 "resident memory one call may add to a plugin's worker, or to a wire process and its children (beyond "

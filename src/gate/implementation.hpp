@@ -107,6 +107,7 @@ struct implementation_flags {
   std::string impl, impl_cmd;  // --impl LIB, --impl-cmd COMMAND
   bool reference = false;      // --impl-reference
   std::string isolation = "worker";
+  std::string sandbox = "auto";  // --sandbox: auto, require or off (gate/sandbox.hpp)
   int timeout_ms = 10000, start_timeout_ms = 10000;
   // A call's memory budget in MiB (--memory-limit-mib): load_plugin's and start_wire's.
   std::size_t memory_limit_mib = default_call_memory_bytes >> 20;
@@ -118,8 +119,9 @@ struct implementation_flags {
   // The flags as a command line would repeat them (reproduce lines): "--impl 'lib.so'", ...
   std::string text() const;
 };
-// Loads or starts it; input_error "COMMAND: give one of ..." unless exactly one is named, and
-// the loaders' own input_errors for one that will not start.
+// Settles the sandbox (sandbox::configure, not for the reference) and loads or starts it;
+// input_error "COMMAND: give one of ..." unless exactly one is named, --sandbox require where the
+// sandbox is unavailable, and the loaders' own input_errors for one that will not start.
 std::unique_ptr<implementation> open_implementation(const implementation_flags& flags, const std::string& command);
 
 }  // namespace pe::gate

@@ -210,8 +210,8 @@ class plugin_worker {
       throw;
     }
     close(ends[1]);
-    statm_ = std::make_unique<proc_file>(fmt::format("/proc/{}/statm", child_->pid()));
-    status_ = std::make_unique<proc_file>(fmt::format("/proc/{}/status", child_->pid()));
+    statm_ = std::make_unique<proc_file>(fmt::format("/proc/{}/statm", child_->worker_pid()));
+    status_ = std::make_unique<proc_file>(fmt::format("/proc/{}/status", child_->worker_pid()));
     startup_ = await_answer(nullptr, start_timeout_ms);
     if (!startup_) started_ = pages_of(*statm_);
   }
@@ -351,13 +351,15 @@ class plugin_worker {
       }
       if (left <= 0) break;
     }
+    // The worker's peak before it is killed: in the sandbox the gate reaps its keeper, not the worker.
+    const std::uint64_t worker_peak = peak_pages_of(*status_);
     rusage used{};
     const int status = child_->finish(&used);
     alive_ = false;
     // The peak of the worker's whole life is the call's own only in a worker's first call (or one
     // that cannot reset its peak): later, an earlier call's peak must not make this one's end OOM.
     if (calls_ <= 1 || c.single_use) {
-      const auto peak = static_cast<std::uint64_t>(used.ru_maxrss) * 1024 / page_size();
+      const auto peak = std::max<std::uint64_t>(worker_peak, static_cast<std::uint64_t>(used.ru_maxrss) * 1024 / page_size());
       out_of_memory = out_of_memory || past_budget(peak, c.baseline_resident_pages);
     }
     if (out_of_memory) {

@@ -30,6 +30,7 @@ std::string json_report(const gate_report& report) {
   }
   j["unchecked"] = report.unchecked;
   j["notes"] = report.notes;
+  j["sandbox"] = {{"mode", report.sandbox.mode}, {"on", report.sandbox.on}, {"off", report.sandbox.off}};
   return j.dump(2) + "\n";
 }
 

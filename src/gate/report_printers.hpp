@@ -9,13 +9,15 @@ namespace pe::gate {
 // The header line, one line per check (with its detail and reproduce lines) and a NOTHING line per
 // spec on which nothing passed.
 std::string text_results(const gate_report& report);
-// What follows the results: the bench line where the run was timed, then the verdict line: "gate:
+// What follows the results: the bench line where the run was timed, the sandbox's lines (what was
+// on, in short, and each protection that was off with why), then the verdict line: "gate:
 // PASS", "gate: FAIL" or "gate: INCOMPLETE", the positions judged (--max-pos) and the ops accepted
 // as partial (--allow-partial), or "gate: NOTHING SUPPORTED" (exit 2).
 std::string text_summary(const gate_report& report);
 
 // {"format": "pecheck-gate/1", "implementation", "dtype", "working", "tolerance", "max_pos",
-// "allow_partial", "verdict", "exit_status", "checks": [...], "unchecked", "notes"}.
+// "allow_partial", "verdict", "exit_status", "checks": [...], "unchecked", "notes", "sandbox": {"mode",
+// "on": [...], "off": [...]}}.
 std::string json_report(const gate_report& report);
 
 // JUnit XML: one testcase per check and spec; FAIL and an INCOMPLETE not accepted by --allow-partial

@@ -75,6 +75,7 @@ gate_report run(const run_request& q) {
       fmt::format("pecheck gate {} --dtype {} --working {} --tolerance {}", impl_flag, q.dtype, report.working, q.tolerance);
   const double seconds = timed([&] { report.results = run_checks(*impl, q, report.specs, model, reproduce_prefix); });
   report.notes = impl->notes();
+  report.sandbox = impl->in_process() ? sandbox::in_process() : sandbox::current();
   report.max_pos = q.max_pos;
   report.allow_partial = q.allow_partial;
   bool any_answered = false;

@@ -8,6 +8,7 @@
 
 #include "gate/baseline_file.hpp"
 #include "gate/checks.hpp"
+#include "gate/sandbox.hpp"
 
 namespace pe::gate {
 
@@ -50,6 +51,7 @@ struct gate_report {
   std::vector<std::string> unchecked;          // specs on which no check with positions passed: nothing of the spec's behaviour was seen
   int incomplete = 0;                          // INCOMPLETE checks that --allow-partial does not accept
   std::vector<std::string> notes;              // the implementation's notes (implementation::notes)
+  sandbox::protections sandbox;                // what protected the gate from it
   std::optional<bench_timing> bench;
   std::optional<baseline_verdict> baseline;    // against --baseline
   std::string baseline_path;

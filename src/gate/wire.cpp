@@ -89,7 +89,8 @@ class wire_process final : public implementation {
     std::size_t output_bytes = 0;
     for (const auto& t : outputs) output_bytes += t.bytes.size();
     const std::size_t io_bytes = payload.size() + output_bytes;
-    tree_memory_watch memory(process_->pid(), memory_limit_ + 2 * io_bytes);
+    // The implementation's own tree: in the sandbox the keeper and init above it are copies of the gate.
+    tree_memory_watch memory(process_->worker_pid(), memory_limit_ + 2 * io_bytes);
     auto answer = exchange(request, payload, timeout_ms_, output_bytes, &memory);
     // A spike between two samples shows in the peak: a call that answered may still have run out.
     if (answer.out_of_memory || (answer.ok && memory.peak_past())) answer = out_of_memory(io_bytes);

@@ -5,6 +5,9 @@
 # A unique marker reaches every process of the implementation's: the plugin's file name (a
 # symlink) for --impl, which the gate's forked children carry in their argv; the last argument of
 # the command for --impl-cmd, which its children inherit.
+# FAULT_REPORT=FILE in the environment: FILE (the gate's --json, relative to its directory) must
+# be the gate's report after the gate and every process of the implementation's have ended.
+# Exit 77 (skipped): the gate ran with --sandbox require where the system does not allow it.
 # FAULT_FAILS=N in the environment: exactly N checks FAIL, and FAULT_UNSUPPORTED (default 0) are
 # UNSUPPORTED (the ops the implementation declines from the start). For the faults
 # that fault once per gate run (PECHECK_FAULT_ONCE, set here), every check after the fault's own
@@ -34,6 +37,8 @@ out=$(cat "$dir/out")
 seconds=$(( ($(date +%s%N) - started) / 1000000000 ))
 echo "$out"
 echo "exit status $status after ${seconds} s"
+# A test of the sandbox (--sandbox require) on a system without the namespaces it needs is skipped.
+if [ "$status" -eq 2 ] && grep -q -e '--sandbox require: this system does not let the gate create' <<<"$out"; then exit 77; fi
 # SIGKILLed processes may take a moment to vanish; one still there after a second was left behind.
 for _ in 1 2 3 4 5 6 7 8 9 10; do
   left=$(pgrep -f "$marker")
@@ -41,6 +46,10 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
   sleep 0.1
 done
 if [ -n "$left" ]; then echo "processes left behind:"; ps -o pid,ppid,pgid,stat,args -p "$(echo $left | tr ' ' ,)"; kill -KILL $left; exit 1; fi
+# FAULT_REPORT=FILE: the gate's --json report, in the gate's directory, is still the gate's own.
+if [ -n "${FAULT_REPORT:-}" ] && ! grep -q '"format": "pecheck-gate/1"' "$dir/$FAULT_REPORT"; then
+  echo "the report $FAULT_REPORT is not the gate's:"; head -c 300 "$dir/$FAULT_REPORT"; exit 1
+fi
 if [ "$status" -ne "$expected" ]; then echo "expected exit status $expected, got $status"; exit 1; fi
 if ! grep -Eq -e "$pattern" <<<"$out"; then echo "no line matches '$pattern'"; exit 1; fi
 if [ -n "${FAULT_FAILS:-}" ]; then

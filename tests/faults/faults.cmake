@@ -41,12 +41,13 @@ set(plugin_faults
   "run_exit0|11|1|20|crashed: exited with status 0 inside pe_impl_run|1000"
   "run__exit0|12|1|20|crashed: exited with status 0 inside pe_impl_run|1000"
   "bad_status_value|13|1|20|bad output: pe_impl_run returned 7, not PE_OK, PE_UNSUPPORTED or PE_ERROR|1000"
-  # Each call leaves a spinning child, so the worker is replaced once per call (about 1,500 times):
-  # 16.8 s alone on an idle 2-core machine, 26.4 s under the full ctest -j2 and 31 s in one CI run
-  # (2026-12-04). The limit catches a hang, not slowness: 120 s.
-  "run_forks_spinner|16|0|120|^gate: PASS|1000"
+  # Each call leaves a spinning child, so the worker is replaced once per call, each replacement in
+  # namespaces of its own (about 16 ms each here): 20 cases a check and no golden files keep it to
+  # a few hundred. The limit catches a hang, not slowness: 120 s.
+  "run_forks_spinner|16|0|120|^gate: PASS|1000|--golden-scope none --cases 20"
   "heap_corrupt_on_call_5|18|1|20|crashed: killed by signal 6 \\(Aborted\\) inside pe_impl_run \\(after [0-9]+ earlier calls in the same worker process. in a fresh one the same call answered ok|1000"
-  "heap_corrupt_on_call_5_call_isolation|18|0|30|^gate: PASS|1000|--isolation call"
+  # A worker per call: 20 cases a check and no golden files keep the workers to a few hundred.
+  "heap_corrupt_on_call_5_call_isolation|18|0|60|^gate: PASS|1000|--isolation call --golden-scope none --cases 20"
   "child_touches_1_5_gib|20|1|40|crashed: out of memory: the call grew past 1024 MiB|5000|--golden-scope none"
   "forked_child_returns|21|0|30|^gate: PASS|1000|--golden-scope none"
   # A CUDA-like plugin (64 GiB of address space reserved, none of it used): the default cap stops
@@ -71,7 +72,23 @@ set(plugin_faults
   "writes_inherited_files|29|0|30|^gate: PASS|1000"
   # Accepting rotate's declined cases does not make position 0 a check of the spec.
   "unsupported_unless_position_0_accepted|27|1|60|^gate: INCOMPLETE at positions up to 2\\^40, partial accepted: rotate \\(0 checks INCOMPLETE, 1 spec unchecked|1000|--allow-partial rotate"
-  "inv_freq_only_verdict|28|1|30|^gate: INCOMPLETE |1000")
+  "inv_freq_only_verdict|28|1|30|^gate: INCOMPLETE |1000"
+  # Attacks on the gate's processes from inside the sandbox (--sandbox require; skipped, exit 77,
+  # where the system does not allow the namespaces): each is without effect, so the run passes,
+  # and leaves no process behind (the daemons end with the namespace, before the gate ends).
+  "kills_gate|30|0|30|^gate: PASS|1000|--sandbox require"
+  "stops_gate|31|0|30|^gate: PASS|1000|--sandbox require"
+  "traces_gate|32|0|30|^gate: PASS|1000|--sandbox require"
+  "opens_gate_memory|33|0|30|^gate: PASS|1000|--sandbox require"
+  "joins_gate_group|34|0|30|^gate: PASS|1000|--sandbox require"
+  "leaves_100_daemons|35|0|60|^gate: PASS|1000|--sandbox require --golden-scope none --cases 10"
+  "forges_report_later|36|0|30|^gate: PASS|1000|--sandbox require --golden-scope none --cases 10 --json report.json"
+  "sandbox_says_what_is_on|30|0|30|^sandbox: on: user namespace, PID namespace, IPC and network namespaces$|1000|--sandbox require"
+  # Without the sandbox a worker that left its process group for the gate's is still ended by the
+  # gate, which would otherwise wait for it forever.
+  "joins_gate_group_unsandboxed|34|0|30|^gate: PASS|1000|--sandbox off")
+# A report forged once the gate has ended would pass the checks above: the report itself is read.
+set(fault_reports "forges_report_later|report.json")
 foreach(entry ${plugin_faults})
   fault_fields("${entry}" name number status seconds pattern timeout extra fails)
   separate_arguments(extra UNIX_COMMAND "${extra}")
@@ -83,10 +100,14 @@ foreach(entry ${plugin_faults})
   endif()
   add_test(NAME gate.fault_${name} COMMAND ${fault_runner} $<TARGET_FILE:pecheck> impl $<TARGET_FILE:fault_${number}> ${status} ${seconds} "${pattern}"
                                            --spec "rope(dim=64)" --timeout-ms ${timeout} ${fault_golden} ${extra})
-  set_tests_properties(gate.fault_${name} PROPERTIES LABELS gate)
+  set_tests_properties(gate.fault_${name} PROPERTIES LABELS gate SKIP_RETURN_CODE 77)
   if(NOT fails STREQUAL "")  # the example kernel answers rotate alone: inv_freq and attend unsupported on both specs
     set_tests_properties(gate.fault_${name} PROPERTIES ENVIRONMENT "FAULT_FAILS=${fails};FAULT_UNSUPPORTED=4")
   endif()
+endforeach()
+foreach(entry ${fault_reports})
+  fault_fields("${entry}" name report)
+  set_tests_properties(gate.fault_${name} PROPERTIES ENVIRONMENT FAULT_REPORT=${report})
 endforeach()
 # The memory budget a plugin call is given (implementation_flags::memory_limit_mib), on the plugin that touches 1.5 GiB.
 pecheck_test(gate/call_memory_limit_test.cpp unit)
@@ -163,6 +184,11 @@ set(wire_faults
   # Declining to earn a PASS, as the plugins unsupported_unless_position_0 and inv_freq_only do.
   "unsupported_unless_position_0|rope(dim=32)|60|^INCOMPLETE +conformance\\.rotate +rope\\(dim=32, "
   "inv_freq_only|rope(dim=32)|30|^NOTHING +checked +rope\\(dim=32, "
+  # Attacks on the gate's processes from inside the sandbox (skipped where the system does not allow it).
+  "kills_gate|rope(dim=32)|30|^gate: PASS|0|1000||--golden-scope spec --sandbox require"
+  "joins_gate_group|rope(dim=32)|30|^gate: PASS|0|1000||--golden-scope spec --sandbox require"
+  "leaves_100_daemons|rope(dim=32)|30|^gate: PASS|0|1000||--golden-scope spec --sandbox require"
+  "joins_gate_group_unsandboxed|rope(dim=32)|30|^gate: PASS|0|1000||--golden-scope spec --sandbox off"
   "garbage_before_hello|rope(dim=32)|20|--impl-cmd .*: bad answer to hello: the answer line is not JSON \\(stdout carries the protocol alone. logs go to stderr\\): \"loading weights... done\"$|2"
   # The wire's limits: refused at once (a deadline of a minute would fail the time limit), one line naming field and value.
   "binary_before_hello|rope(dim=32)|20|--impl-cmd .*: bad answer to hello: the answer's head line passed the wire's limit of 4194304 bytes \\(4 MiB\\): |2|60000||--start-timeout-ms 60000"
@@ -200,7 +226,7 @@ foreach(entry ${wire_faults})
   add_test(NAME gate.fault_wire_${mode} COMMAND ${fault_runner} $<TARGET_FILE:pecheck> impl-cmd "${command}" ${status} ${seconds} "${pattern}"
                                                 --spec "${spec}" --cases 20 --timeout-ms ${timeout} ${fault_golden} ${extra}
                                                 WORKING_DIRECTORY ${directory})
-  set_tests_properties(gate.fault_wire_${mode} PROPERTIES LABELS gate)
+  set_tests_properties(gate.fault_wire_${mode} PROPERTIES LABELS gate SKIP_RETURN_CODE 77)
   if(NOT fails STREQUAL "")
     set_tests_properties(gate.fault_wire_${mode} PROPERTIES ENVIRONMENT FAULT_FAILS=${fails})
   endif()
@@ -222,3 +248,7 @@ foreach(mode grandchild_spins ignores_signals)
          COMMAND sh -c "marker=pecheck-fault-term-$$; $<TARGET_FILE:pecheck> gate --impl-cmd '${faulty_wire} ${mode} '$marker --spec 'rope(dim=32)' --timeout-ms 60000 >/dev/null 2>&1 & gate=$!; sleep 2; kill -TERM $gate; wait $gate; status=$?; sleep 0.5; left=$(pgrep -f $marker); if [ -n \"$left\" ]; then echo \"left behind: $left\"; kill -KILL $left; exit 1; fi; echo \"gate exit status $status\"; test $status -eq 143")
   set_tests_properties(${name} PROPERTIES LABELS gate)
 endforeach()
+# Where the system refuses the namespaces, the verdict says which protections were off, and
+# --sandbox require refuses to run.
+add_test(NAME gate.sandbox_unavailable_is_said COMMAND ${CMAKE_CURRENT_LIST_DIR}/sandbox_unavailable.sh $<TARGET_FILE:pecheck> $<TARGET_FILE:example_rope_plugin>)
+set_tests_properties(gate.sandbox_unavailable_is_said PROPERTIES LABELS gate SKIP_RETURN_CODE 77 TIMEOUT 60)

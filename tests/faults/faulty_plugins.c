@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -59,6 +60,15 @@ enum fault {
   UNSUPPORTED_UNLESS_POSITION_0 = 27, /* rotate answered only where every position is 0, where it is the identity */
   INV_FREQ_ONLY = 28,                 /* inv_freq alone (one case, correct), every other call declined */
   WRITES_INHERITED_FILES = 29,        /* a line into every regular file it inherited open (not its tensors' memfd) */
+  /* Attacks on the gate's processes (found as the_gate() finds them), each on every rotate call;
+   * the sandbox must leave every one without effect, so that the correct answers pass. */
+  KILLS_GATE = 30,            /* SIGKILL to the gate and its keeper */
+  STOPS_GATE = 31,            /* SIGSTOP to them */
+  TRACES_GATE = 32,           /* PTRACE_SEIZE on them: an error naming the process where it succeeds */
+  OPENS_GATE_MEMORY = 33,     /* /proc/PID/mem of them, read-write: an error naming it where it opens */
+  JOINS_GATE_GROUP = 34,      /* setpgid into the gate's process group (the worker leaves its own) */
+  LEAVES_100_DAEMONS = 35,    /* a double-forked setsid daemon on each of the first 100 calls */
+  FORGES_REPORT_LATER = 36,   /* a daemon that writes a PASS into the --json report once the gate has ended */
 };
 
 /* 1 on the call that faults: every call, or with PECHECK_FAULT_ONCE=FILE the first of the gate run
@@ -86,6 +96,141 @@ static int32_t inv_freq_only(const char *op, const char *spec, pe_tensor *output
       for (long i = 0; i < rotary / 2; ++i) w[i] = 1.0f / powf(base, (float)(2 * i) / (float)rotary);
   }
   return PE_OK;
+}
+
+/* The command line of process `pid` (NUL-separated, as /proc has it) into buf; its length, 0 if unreadable. */
+static size_t command_line(long pid, char *buf, size_t size) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+  const int fd = open(path, O_RDONLY);
+  if (fd < 0) return 0;
+  const ssize_t n = read(fd, buf, size - 1);
+  close(fd);
+  buf[n > 0 ? n : 0] = '\0';
+  return n > 0 ? (size_t)n : 0;
+}
+
+/* Whether process `pid` is the gate or a fork of it: its second argument is "gate". */
+static int runs_gate(long pid) {
+  char line[4096];
+  const size_t n = command_line(pid, line, sizeof line);
+  const size_t first = strnlen(line, n);
+  return first + 1 < n && strcmp(line + first + 1, "gate") == 0;
+}
+
+/* The parent of `pid` as /proc says it (the field after the command name's closing parenthesis), or 0. */
+static long parent_of(long pid) {
+  char path[64], stat[1024];
+  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  const int fd = open(path, O_RDONLY);
+  if (fd < 0) return 0;
+  const ssize_t n = read(fd, stat, sizeof stat - 1);
+  close(fd);
+  stat[n > 0 ? n : 0] = '\0';
+  const char *end = strrchr(stat, ')');
+  long parent = 0;
+  if (!end || sscanf(end + 1, " %*c %ld", &parent) != 1) return 0;
+  return parent;
+}
+
+/* The gate's processes as a hostile plugin finds them without the gate's help: walking up from
+ * itself through /proc (its own pid there, not getpid(), which a PID namespace renumbers), every
+ * ancestor running "gate" (the keeper, a fork of the gate, then the gate). At most 8, into pids. */
+static int the_gate(long pids[8]) {
+  char self[32];
+  const ssize_t n = readlink("/proc/self", self, sizeof self - 1);
+  if (n <= 0) return 0;
+  self[n] = '\0';
+  int count = 0;
+  for (long p = parent_of(atol(self)); p > 1 && count < 8; p = parent_of(p))
+    if (runs_gate(p)) pids[count++] = p;
+  return count;
+}
+
+/* The value after --json in the gate's command line, into path; 0 if there is none. */
+static int report_path_of(long gate, char *path, size_t size) {
+  char line[4096];
+  const size_t n = command_line(gate, line, sizeof line);
+  for (size_t at = 0; at < n; at += strlen(line + at) + 1)
+    if (strcmp(line + at, "--json") == 0 && at + 7 < n) {
+      snprintf(path, size, "%s", line + at + 7);
+      return 1;
+    }
+  return 0;
+}
+
+/* Forks a daemon (double fork, new session) that runs job() and ends; waits for the middle process,
+ * so the call leaves no child of its own behind. */
+static void daemon_doing(void (*job)(long), long arg) {
+  const pid_t middle = fork();
+  if (middle == 0) {
+    setsid();
+    if (fork() == 0) {
+      job(arg);
+      _exit(0);
+    }
+    _exit(0);
+  }
+  if (middle > 0) waitpid(middle, NULL, 0);
+}
+
+static void sleep_forever(long unused) {
+  (void)unused;
+  for (;;) pause();
+}
+
+/* Waits for the gate to end, then writes a passing verdict over its --json report. */
+static void forge_report(long gate) {
+  char path[4096];
+  if (!report_path_of(gate, path, sizeof path)) return;
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/%ld", gate);
+  struct stat st;
+  while (stat(proc, &st) == 0) usleep(20000);
+  const int fd = open(path, O_WRONLY | O_TRUNC);
+  if (fd >= 0) (void)!write(fd, "{\"verdict\": \"PASS\", \"forged\": true}\n", 37), close(fd);
+}
+
+/* The attacks on the gate's processes: 0, or PE_ERROR with the message naming what succeeded. */
+static int32_t attack_gate(char *message, size_t message_size) {
+  long gate[8];
+  const int count = the_gate(gate);
+  static int calls = 0;
+  ++calls;
+  for (int k = 0; k < count; ++k) {
+    switch (FAULT) {
+      case KILLS_GATE: kill((pid_t)gate[k], SIGKILL); break;
+      case STOPS_GATE: kill((pid_t)gate[k], SIGSTOP); break;
+      case TRACES_GATE:
+        if (ptrace(PTRACE_SEIZE, (pid_t)gate[k], NULL, NULL) == 0) {
+          snprintf(message, message_size, "traced the gate's process %ld", gate[k]);
+          return PE_ERROR;
+        }
+        break;
+      case OPENS_GATE_MEMORY: {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%ld/mem", gate[k]);
+        const int fd = open(path, O_RDWR);
+        if (fd >= 0) {
+          close(fd);
+          snprintf(message, message_size, "opened %s read-write", path);
+          return PE_ERROR;
+        }
+        break;
+      }
+      case JOINS_GATE_GROUP: {
+        const pid_t group = getpgid((pid_t)gate[k]);
+        if (group > 0) setpgid(0, group);
+        break;
+      }
+      case FORGES_REPORT_LATER:
+        if (calls == 1 && k == count - 1) daemon_doing(forge_report, gate[k]);
+        break;
+    }
+  }
+  if (FAULT == JOINS_GATE_GROUP) setpgid(0, getpgid(getppid()));  /* the plain way too */
+  if (FAULT == LEAVES_100_DAEMONS && calls <= 100) daemon_doing(sleep_forever, 0);
+  return 0;
 }
 
 static volatile int *volatile nowhere = (int *)16;
@@ -144,6 +289,7 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
   volatile unsigned char *y = (volatile unsigned char *)outputs[0].data;
   size_t bytes = sizeof(float);
   for (int32_t d = 0; d < outputs[0].rank; ++d) bytes *= (size_t)outputs[0].shape[d];
+  if (FAULT >= KILLS_GATE && FAULT <= FORGES_REPORT_LATER && attack_gate(message, message_size) != 0) return PE_ERROR;
   switch (FAULT) {
     case WRITE_65_PAST: y[bytes + 64] = 1; break; /* the 65th byte past the end: beyond a 64-byte guard */
     case WRITE_1MIB_PAST: y[bytes + (1u << 20)] = 1; break;

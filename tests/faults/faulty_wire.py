@@ -16,7 +16,7 @@ import signal
 import sys
 import time
 
-mode = sys.argv[1]
+mode = sys.argv[1].removesuffix("_unsandboxed")  # the same fault, in a test of the gate without its sandbox
 stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
 
 
@@ -93,7 +93,11 @@ BEFORE_HELLO = ("garbage_before_hello", "binary_before_hello")
 CORRECT = ("holds_1_5_gib_from_start",)
 # Declining to earn a PASS: rotate answered only where every position is 0 (the identity), or inv_freq alone.
 DECLINING = ("unsupported_unless_position_0", "inv_freq_only")
-SERVED_MODES = IN_CALL + IN_ANSWER + BEFORE_HELLO + CORRECT + DECLINING
+# Attacks on the gate's processes on every rotate call, as the plugins kills_gate, joins_gate_group
+# and leaves_100_daemons make them; the answers are correct, and the sandbox leaves the attacks
+# without effect.
+ATTACKS = ("kills_gate", "joins_gate_group", "leaves_100_daemons")
+SERVED_MODES = IN_CALL + IN_ANSWER + BEFORE_HELLO + CORRECT + DECLINING + ATTACKS
 GIB_1_5 = 1536 << 20
 
 
@@ -103,6 +107,59 @@ def ignore_deadly_signals():
     for sig in deadly:
         signal.signal(sig, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_BLOCK, deadly)
+
+
+def parent_of(pid):
+    """The parent of pid as /proc says it (the field after the command name's closing parenthesis), or 0."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def runs_gate(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().split(b"\0")[1:2] == [b"gate"]
+    except OSError:
+        return False
+
+
+def gate_processes():
+    """The gate's processes as a hostile process finds them without the gate's help: up from its own
+    pid in /proc (not os.getpid(), which a PID namespace renumbers), every ancestor running "gate"."""
+    found, pid = [], parent_of(int(os.readlink("/proc/self")))
+    while pid > 1:
+        if runs_gate(pid):
+            found.append(pid)
+        pid = parent_of(pid)
+    return found
+
+
+DAEMONS = [0]
+
+
+def attack_gate():
+    for pid in gate_processes():
+        try:
+            if mode == "kills_gate":
+                os.kill(pid, signal.SIGKILL)
+            if mode == "joins_gate_group":
+                os.setpgid(0, os.getpgid(pid))
+        except OSError:
+            pass
+    if mode == "leaves_100_daemons" and DAEMONS[0] < 100:
+        DAEMONS[0] += 1
+        middle = os.fork()
+        if middle == 0:
+            os.setsid()
+            if os.fork() == 0:
+                null = os.open("/dev/null", os.O_RDWR)
+                os.dup2(null, 0), os.dup2(null, 1)
+                sleep_forever()
+            os._exit(0)
+        os.waitpid(middle, 0)
 
 
 def fault_in_call():
@@ -198,7 +255,9 @@ def serve_with_fault():
             raise pecheck_serve.Unsupported("a position past 0")
         if mode == "inv_freq_only" and op != "inv_freq":
             raise pecheck_serve.Unsupported(op)
-        if op == "rotate" and mode not in BEFORE_HELLO + CORRECT + DECLINING and fault_now():
+        if mode in ATTACKS and op == "rotate":
+            attack_gate()
+        if op == "rotate" and mode not in BEFORE_HELLO + CORRECT + DECLINING + ATTACKS and fault_now():
             fault_in_call()
             faulty.fault_next = True
         return numpy_rope.rope(op, spec, inputs)

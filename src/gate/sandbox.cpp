@@ -1,0 +1,260 @@
+// The sandbox of implementation processes: the probe, the keeper and the namespace's init (see sandbox.hpp).
+#include "gate/sandbox.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <initializer_list>
+
+#include <fmt/format.h>
+
+#include "pe/error.hpp"
+
+namespace pe::gate::sandbox {
+namespace {
+
+// The steps of a start, as a failed start report names them.
+enum step : int { started = 0, unshare_step, setgroups_step, uid_map_step, gid_map_step, fork_init_step, fork_worker_step, pidfd_step };
+constexpr const char* step_names[] = {"",
+                                      "unshare",
+                                      "writing /proc/self/setgroups",
+                                      "writing /proc/self/uid_map",
+                                      "writing /proc/self/gid_map",
+                                      "fork of the namespace's init",
+                                      "fork of the worker",
+                                      "pidfd_open (Linux 5.3), which the gate needs to end a namespace"};
+
+// The namespaces every implementation process gets. No mount namespace: without one the processes
+// see the gate's files as the gate's user does (README: "Isolation").
+constexpr int namespaces = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET;
+
+bool write_file(const char* path, const std::string& text) {
+  const int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool whole = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  const int saved = errno;
+  close(fd);
+  errno = saved;
+  return whole;
+}
+
+// Enters new namespaces, the caller's user and group mapped to themselves (no other: a file of
+// another user stays as closed as it was). The step that failed (errno set), or `started`.
+step enter_namespaces() {
+  const uid_t uid = geteuid();
+  const gid_t gid = getegid();
+  // Writing one's own uid_map needs a dumpable process; the gate made itself non-dumpable.
+  prctl(PR_SET_DUMPABLE, 1);
+  if (unshare(namespaces) != 0) return unshare_step;
+  if (!write_file("/proc/self/setgroups", "deny")) return setgroups_step;
+  if (!write_file("/proc/self/uid_map", fmt::format("{} {} 1", uid, uid))) return uid_map_step;
+  if (!write_file("/proc/self/gid_map", fmt::format("{} {} 1", gid, gid))) return gid_map_step;
+  // Non-dumpable again: the worker, inside, must not write this process's memory through /proc.
+  prctl(PR_SET_DUMPABLE, 0);
+  return started;
+}
+
+// Closes every descriptor but `keep`.
+void close_all_except(std::initializer_list<int> keep) {
+  std::vector<int> kept(keep);
+  std::sort(kept.begin(), kept.end());
+  unsigned from = 0;
+  for (const int fd : kept) {
+    if (fd < 0) continue;
+    if (static_cast<unsigned>(fd) > from) close_range(from, static_cast<unsigned>(fd) - 1, 0);
+    from = static_cast<unsigned>(fd) + 1;
+  }
+  close_range(from, ~0U, 0);
+}
+
+// The namespace's init (pid 1 inside): reaps whatever is orphaned to it, and ends when the keeper
+// does (its end of `life` closes, or the parent-death signal), which kills everything inside. It
+// keeps no signal handler: a handler is the one way a process inside could signal it.
+[[noreturn]] void run_init(int life) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  for (int sig = 1; sig < NSIG; ++sig)
+    if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  close_all_except({life});
+  for (;;) {
+    while (waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    pollfd p{life, POLLIN, 0};
+    if (poll(&p, 1, 100) > 0) _exit(0);  // the keeper's end closed: it is gone
+  }
+}
+
+// Ends this process as `status` says the worker ended.
+[[noreturn]] void mirror(int status) {
+  if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
+  const int sig = WTERMSIG(status);
+  const rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);  // the worker's core, if any, was its own
+  signal(sig, SIG_DFL);
+  sigset_t just;
+  sigemptyset(&just);
+  sigaddset(&just, sig);
+  sigprocmask(SIG_UNBLOCK, &just, nullptr);
+  raise(sig);
+  _exit(128 + sig);  // a signal whose default is not to end the process
+}
+
+void write_report(int link, const start_report& r) {
+  const auto* bytes = reinterpret_cast<const char*>(&r);
+  for (std::size_t done = 0; done < sizeof r;) {
+    const ssize_t n = write(link, bytes + done, sizeof r - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+[[noreturn]] void fail(int link, step s) {
+  write_report(link, {0, 0, s, errno});
+  _exit(127);
+}
+
+// Whether this kernel lets the gate create the namespaces: a child tries, and its child becomes the
+// namespace's init. The start report says how it went.
+start_report probe() {
+  int ends[2];
+  if (pipe2(ends, O_CLOEXEC) != 0) return {0, 0, unshare_step, errno};
+  const pid_t child = fork();
+  if (child == 0) {
+    close(ends[0]);
+    if (const step s = enter_namespaces(); s != started) fail(ends[1], s);
+    const pid_t init = fork();
+    if (init == 0) _exit(0);
+    if (init < 0) fail(ends[1], fork_init_step);
+    waitpid(init, nullptr, 0);
+    write_report(ends[1], {});
+    _exit(0);
+  }
+  close(ends[1]);
+  start_report r{0, 0, fork_init_step, child < 0 ? errno : ECHILD};
+  if (child > 0) {
+    start_report got{};
+    ssize_t n = 0;
+    while ((n = read(ends[0], &got, sizeof got)) < 0 && errno == EINTR) {
+    }
+    if (n == static_cast<ssize_t>(sizeof got)) r = got;
+    while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  close(ends[0]);
+  if (r.step == started) {
+    const long fd = syscall(SYS_pidfd_open, getpid(), 0);
+    if (fd < 0) return {0, 0, pidfd_step, errno};
+    close(static_cast<int>(fd));
+  }
+  return r;
+}
+
+protections& settled() {
+  static protections p{"off", {}, {"every protection: --sandbox off (the implementation runs beside the gate, as its user)"}};
+  return p;
+}
+bool& namespaces_flag() {
+  static bool on = false;
+  return on;
+}
+
+}  // namespace
+
+mode parse_mode(const std::string& name) {
+  if (name == "auto") return mode::automatic;
+  if (name == "require") return mode::require;
+  if (name == "off") return mode::off;
+  throw input_error(fmt::format("--sandbox '{}' is not auto, require or off", name));
+}
+
+std::string describe_failure(const start_report& r) {
+  const int s = std::clamp(r.step, 1, static_cast<int>(std::size(step_names)) - 1);
+  return fmt::format("{}: {}", step_names[s], std::strerror(r.error));
+}
+
+void configure(mode m) {
+  protections p;
+  p.mode = m == mode::automatic ? "auto" : m == mode::require ? "require" : "off";
+  if (m == mode::off) {
+    namespaces_flag() = false;
+    settled() = {p.mode, {}, {"every protection: --sandbox off (the implementation runs beside the gate, as its user)"}};
+    return;
+  }
+  // Tracing the gate, or reading and writing its memory through /proc, needs CAP_SYS_PTRACE in the
+  // gate's user namespace once the gate is non-dumpable: a process in a namespace of its own has none.
+  prctl(PR_SET_DUMPABLE, 0);
+  static const start_report probed = probe();
+  if (probed.step == started) {
+    p.on = {"user namespace: no capability over anything outside it, the gate's memory included (the gate is non-dumpable)",
+            "PID namespace: the gate and every process outside are out of its reach; every process it starts ends with it",
+            "IPC and network namespaces: no System V IPC, and no network"};
+  } else {
+    if (m == mode::require) {
+      throw input_error(fmt::format("--sandbox require: this system does not let the gate create the implementation's namespaces ({})",
+                                    describe_failure(probed)));
+    }
+    p.off.push_back(fmt::format("namespaces ({}): the implementation can signal the gate's processes and leave processes behind, "
+                                "and trace the gate where its user has CAP_SYS_PTRACE",
+                                describe_failure(probed)));
+  }
+  p.off.push_back("file writes: not confined (the implementation may write wherever the gate's user may)");
+  p.off.push_back("system calls: not filtered (no seccomp filter)");
+  namespaces_flag() = probed.step == started;
+  settled() = p;
+}
+
+const protections& current() { return settled(); }
+
+protections in_process() { return {"in process", {}, {"every protection: the reference runs in the gate's own process"}}; }
+
+bool namespaces_on() { return namespaces_flag(); }
+
+void keep(const std::function<void()>& body, int link) {
+  if (const step s = enter_namespaces(); s != started) fail(link, s);
+  int life[2];
+  if (pipe2(life, O_CLOEXEC) != 0) fail(link, fork_init_step);
+  const pid_t init = fork();
+  if (init == 0) run_init(life[0]);
+  if (init < 0) fail(link, fork_init_step);
+  const pid_t worker = fork();
+  if (worker == 0) {
+    // A session of its own: no group it can signal holds the keeper.
+    setsid();
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // Dumpable: the gate reads its memory figures and resets its peak through /proc.
+    prctl(PR_SET_DUMPABLE, 1);
+    close(life[0]), close(life[1]), close(link);
+    body();
+    _exit(127);
+  }
+  if (worker < 0) fail(link, fork_worker_step);
+  close(life[0]);
+  write_report(link, {worker, init, started, 0});
+  char go = 0;
+  while (read(link, &go, 1) < 0 && errno == EINTR) {
+  }
+  // Nothing of the gate's stays open here: an end of file the gate waits for is the worker's alone.
+  close_all_except({life[1]});
+  int status = 0;
+  while (waitpid(worker, &status, 0) < 0 && errno == EINTR) {
+  }
+  kill(init, SIGKILL);  // and with it every process left inside
+  while (waitpid(init, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  mirror(status);
+}
+
+}  // namespace pe::gate::sandbox
