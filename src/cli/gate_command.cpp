@@ -42,6 +42,10 @@ std::function<int()> add_gate_command(CLI::App& app) {
       ->delimiter(',')
       ->check(CLI::IsMember(pe::gate::gate_ops()));
   cmd->add_option("--cases", q.cases, "random conformance cases per spec")->check(CLI::Range(1, 1000000));
+  cmd->add_option("--time-budget", q.time_budget_s,
+                  "seconds of wall time the implementation's calls may take in all (default 5 per case of --cases per spec); "
+                  "calls past it fail at once")
+      ->check(CLI::Range(0.001, 1e9));
   cmd->add_option("--seed", q.seed, "RapidCheck seed (fixed by default)");
   cmd->add_option("--golden", q.golden, "the golden directory (default: the one installed with this pecheck, found from its own location)");
   cmd->add_option("--golden-scope", q.golden_scope,

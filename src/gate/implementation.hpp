@@ -97,6 +97,13 @@ std::unique_ptr<implementation> start_wire(const std::string& command, int timeo
 // back timed_out at once, saying so, instead of costing a deadline each. Any other answer resets the count.
 std::unique_ptr<implementation> declared_hung_after_deadlines(std::unique_ptr<implementation> inner, int timeout_ms);
 
+// `inner`, its calls held to `budget_seconds` of wall time in all: once they have taken it, later
+// calls come back timed_out at once, naming the budget, and notes() says how many.
+std::unique_ptr<implementation> within_time_budget(std::unique_ptr<implementation> inner, double budget_seconds);
+// The gate's default budget: this many seconds per random case asked of each spec (--cases), so
+// 500 s for one spec at the default 100 cases; the example plugin takes about 1 s of it.
+constexpr double default_time_budget_per_case_s = 5;
+
 // pecheck's own reference at the run's dtype, called in process (no isolation): the project's
 // float path put through the gate, and the baseline of `pecheck gate --bench`.
 std::unique_ptr<implementation> reference_implementation();

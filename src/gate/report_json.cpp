@@ -16,6 +16,7 @@ std::string json_report(const gate_report& report) {
   j["tolerance"] = report.tolerance;
   j["max_pos"] = report.max_pos;
   j["allow_partial"] = report.allow_partial;
+  j["time_budget_s"] = report.time_budget_s;
   j["verdict"] = report.nothing_supported ? "NOTHING SUPPORTED" : report.verdict();
   j["exit_status"] = report.exit_status();
   j["checks"] = nlohmann::ordered_json::array();

@@ -69,6 +69,11 @@ gate_report run(const run_request& q) {
     throw input_error(fmt::format("--golden {}: no MANIFEST.json there, so not a golden tree (--golden-scope none runs without golden values)",
                                   q.golden.empty() ? "''" : q.golden));
   auto impl = open_implementation(q.implementation, "gate");
+  if (!impl->in_process()) {
+    report.time_budget_s = q.time_budget_s > 0 ? q.time_budget_s
+                                               : default_time_budget_per_case_s * q.cases * static_cast<double>(q.specs.size());
+    impl = within_time_budget(std::move(impl), report.time_budget_s);
+  }
   report.implementation = impl->name();
   const std::string impl_flag = q.implementation.text();
   const std::string reproduce_prefix =

@@ -29,6 +29,9 @@ struct run_request {
   // not fail the run (they still print INCOMPLETE, and the verdict line names the ops).
   std::vector<std::string> allow_partial;
   int cases = 100;
+  // --time-budget: the wall time the implementation's calls may take in all, in seconds; 0 for the
+  // default, default_time_budget_per_case_s x cases x specs.
+  double time_budget_s = 0;
   std::string baseline;         // --baseline FILE: compare with a saved run ("" for none)
   double baseline_factor = 2;   // --baseline-factor
   std::uint64_t seed = 20261129;
@@ -47,6 +50,7 @@ struct gate_report {
   std::vector<std::string> specs;              // canonical text
   std::vector<check_result> results;           // per spec: conformance, golden, determinism, the laws
   std::int64_t max_pos = 0;                    // the request's
+  double time_budget_s = 0;                    // the budget the run held the implementation to (0: none, in process)
   std::vector<std::string> allow_partial;      // the request's
   std::vector<std::string> unchecked;          // specs on which no check with positions passed: nothing of the spec's behaviour was seen
   int incomplete = 0;                          // INCOMPLETE checks that --allow-partial does not accept

@@ -69,6 +69,7 @@ enum fault {
   JOINS_GATE_GROUP = 34,      /* setpgid into the gate's process group (the worker leaves its own) */
   LEAVES_100_DAEMONS = 35,    /* a double-forked setsid daemon on each of the first 100 calls */
   FORGES_REPORT_LATER = 36,   /* a daemon that writes a PASS into the --json report once the gate has ended */
+  SLEEPS_50_MS = 37,          /* correct, 50 ms per rotate call: within any deadline, past a budget for the run */
 };
 
 /* 1 on the call that faults: every call, or with PECHECK_FAULT_ONCE=FILE the first of the gate run
@@ -400,6 +401,7 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
       if (open_fds) closedir(open_fds);
       break;
     }
+    case SLEEPS_50_MS: usleep(50000); break;
     case RUN_FORKS_SPINNER:
       if (fork() == 0)
         while (forever) {
