@@ -69,7 +69,8 @@ gate_report run(const run_request& q) {
     throw input_error(fmt::format("--golden {}: no MANIFEST.json there, so not a golden tree (--golden-scope none runs without golden values)",
                                   q.golden.empty() ? "''" : q.golden));
   auto impl = open_implementation(q.implementation, "gate");
-  if (!impl->in_process()) {
+  const bool isolated = !impl->in_process();
+  if (isolated) {
     report.time_budget_s = q.time_budget_s > 0 ? q.time_budget_s
                                                : default_time_budget_per_case_s * q.cases * static_cast<double>(q.specs.size());
     impl = within_time_budget(std::move(impl), report.time_budget_s);
@@ -80,7 +81,7 @@ gate_report run(const run_request& q) {
       fmt::format("pecheck gate {} --dtype {} --working {} --tolerance {}", impl_flag, q.dtype, report.working, q.tolerance);
   const double seconds = timed([&] { report.results = run_checks(*impl, q, report.specs, model, reproduce_prefix); });
   report.notes = impl->notes();
-  report.sandbox = impl->in_process() ? sandbox::in_process() : sandbox::current();
+  report.sandbox = isolated ? sandbox::current() : sandbox::in_process();
   report.max_pos = q.max_pos;
   report.allow_partial = q.allow_partial;
   bool any_answered = false;

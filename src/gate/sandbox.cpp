@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <initializer_list>
 
 #include <fmt/format.h>
 
@@ -35,7 +34,7 @@ constexpr const char* step_names[] = {"",
                                       "pidfd_open (Linux 5.3), which the gate needs to end a namespace"};
 
 // The namespaces every implementation process gets. No mount namespace: without one the processes
-// see the gate's files as the gate's user does (README: "Isolation").
+// see the gate's files as the gate's user does (README: "The sandbox").
 constexpr int namespaces = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET;
 
 bool write_file(const char* path, const std::string& text) {
@@ -64,17 +63,10 @@ step enter_namespaces() {
   return started;
 }
 
-// Closes every descriptor but `keep`.
-void close_all_except(std::initializer_list<int> keep) {
-  std::vector<int> kept(keep);
-  std::sort(kept.begin(), kept.end());
-  unsigned from = 0;
-  for (const int fd : kept) {
-    if (fd < 0) continue;
-    if (static_cast<unsigned>(fd) > from) close_range(from, static_cast<unsigned>(fd) - 1, 0);
-    from = static_cast<unsigned>(fd) + 1;
-  }
-  close_range(from, ~0U, 0);
+// Closes every descriptor but `kept`.
+void close_all_but(int kept) {
+  if (kept > 0) close_range(0, static_cast<unsigned>(kept) - 1, 0);
+  close_range(static_cast<unsigned>(kept) + 1, ~0U, 0);
 }
 
 // The namespace's init (pid 1 inside): reaps whatever is orphaned to it, and ends when the keeper
@@ -87,7 +79,7 @@ void close_all_except(std::initializer_list<int> keep) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  close_all_except({life});
+  close_all_but(life);
   for (;;) {
     while (waitpid(-1, nullptr, WNOHANG) > 0) {
     }
@@ -132,6 +124,7 @@ start_report probe() {
   int ends[2];
   if (pipe2(ends, O_CLOEXEC) != 0) return {0, 0, unshare_step, errno};
   const pid_t child = fork();
+  const int fork_error = errno;
   if (child == 0) {
     close(ends[0]);
     if (const step s = enter_namespaces(); s != started) fail(ends[1], s);
@@ -143,7 +136,7 @@ start_report probe() {
     _exit(0);
   }
   close(ends[1]);
-  start_report r{0, 0, fork_init_step, child < 0 ? errno : ECHILD};
+  start_report r{0, 0, fork_init_step, child < 0 ? fork_error : ECHILD};
   if (child > 0) {
     start_report got{};
     ssize_t n = 0;
@@ -162,8 +155,11 @@ start_report probe() {
   return r;
 }
 
+// What --sandbox off leaves, and what is settled before configure() runs.
+const protections none_on{"off", {}, {"every protection: --sandbox off (the implementation runs beside the gate, as its user)"}};
+
 protections& settled() {
-  static protections p{"off", {}, {"every protection: --sandbox off (the implementation runs beside the gate, as its user)"}};
+  static protections p = none_on;
   return p;
 }
 bool& namespaces_flag() {
@@ -186,13 +182,13 @@ std::string describe_failure(const start_report& r) {
 }
 
 void configure(mode m) {
-  protections p;
-  p.mode = m == mode::automatic ? "auto" : m == mode::require ? "require" : "off";
   if (m == mode::off) {
     namespaces_flag() = false;
-    settled() = {p.mode, {}, {"every protection: --sandbox off (the implementation runs beside the gate, as its user)"}};
+    settled() = none_on;
     return;
   }
+  protections p;
+  p.mode = m == mode::automatic ? "auto" : "require";
   // Tracing the gate, or reading and writing its memory through /proc, needs CAP_SYS_PTRACE in the
   // gate's user namespace once the gate is non-dumpable: a process in a namespace of its own has none.
   prctl(PR_SET_DUMPABLE, 0);
@@ -247,7 +243,7 @@ void keep(const std::function<void()>& body, int link) {
   while (read(link, &go, 1) < 0 && errno == EINTR) {
   }
   // Nothing of the gate's stays open here: an end of file the gate waits for is the worker's alone.
-  close_all_except({life[1]});
+  close_all_but(life[1]);
   int status = 0;
   while (waitpid(worker, &status, 0) < 0 && errno == EINTR) {
   }
