@@ -82,7 +82,9 @@ double quantile(std::vector<double>& v, double p) {
 
 diagnosis diagnose(const diagnose_request& q) {
   auto impl = gate::open_implementation(q.implementation, "diagnose");
-  return diagnose(q, *impl);
+  diagnosis d = diagnose(q, *impl);
+  d.sandbox = impl->in_process() ? gate::sandbox::in_process() : gate::sandbox::current();
+  return d;
 }
 
 diagnosis diagnose(const diagnose_request& q, gate::implementation& impl) {
@@ -178,7 +180,8 @@ nlohmann::json diagnosis::json() const {
   const auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json("inf"); };
   for (const auto& r : ranked) ranking.push_back({{"name", r.name}, {"computes", r.label}, {"residual", number(r.residual)}, {"worst", number(r.worst)}});
   return {{"implementation", implementation}, {"asked", asked},   {"op", op},           {"dtype", dtype},     {"calls", calls},
-          {"elements", elements},             {"non_finite", non_finite}, {"best", ranked.empty() ? "" : ranked[0].name}, {"sentence", sentence()}, {"ranking", ranking}, {"failed_calls", failed}};
+          {"elements", elements},             {"non_finite", non_finite}, {"best", ranked.empty() ? "" : ranked[0].name}, {"sentence", sentence()}, {"ranking", ranking}, {"failed_calls", failed},
+          {"sandbox", {{"mode", sandbox.mode}, {"on", sandbox.on}, {"off", sandbox.off}}}};
 }
 
 }  // namespace pe::audit

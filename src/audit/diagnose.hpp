@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gate/sandbox.hpp"
+
 #include "gate/implementation.hpp"
 
 namespace pe::audit {
@@ -32,6 +34,7 @@ struct diagnosis {
   std::int64_t non_finite = 0;        // output elements that are NaN or infinite: never as asked
   std::vector<candidate_fit> ranked;  // best first; ties keep the table's order ("as asked" first)
   std::vector<std::string> failed;    // calls that did not answer ok: "call N: status: message"
+  gate::sandbox::protections sandbox;  // what protected the gate from it (the JSON's "sandbox", as the gate's)
   // "this implementation computes X although Y was asked; residual R of the bound; runner-up: ..."
   std::string sentence() const;
   nlohmann::json json() const;

@@ -197,8 +197,12 @@ bucket_stats audit_profile::total() const {
   return t;
 }
 
+const index_range* range_holding(const index_ranges& ranges, std::int64_t index) {
+  const auto after = std::upper_bound(ranges.begin(), ranges.end(), index_range{index, INT64_MAX});
+  return after != ranges.begin() && index < std::prev(after)->second ? &*std::prev(after) : nullptr;
+}
+
 namespace {
-using index_ranges = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
 // Sorts ranges and fuses those that overlap or touch.
 void fuse(index_ranges& ranges) {
@@ -226,7 +230,7 @@ void add_range(index_ranges& ranges, std::int64_t begin, std::int64_t end) {
 }
 
 // The first index both sorted, fused lists hold, if any: one pass over the two.
-std::optional<std::pair<std::int64_t, std::int64_t>> first_overlap(const index_ranges& a, const index_ranges& b) {
+std::optional<index_range> first_overlap(const index_ranges& a, const index_ranges& b) {
   for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
     if (a[i].first < b[j].second && b[j].first < a[i].second) return std::pair{std::max(a[i].first, b[j].first), std::min(a[i].second, b[j].second)};
     if (a[i].second <= b[j].second) ++i;

@@ -146,11 +146,17 @@ int decade_of(std::int64_t position);
 std::int64_t decade_begin(int decade);
 std::string decade_label(int decade);
 
+// Index ranges [begin, end) of a position set, sorted and fused (none overlaps or touches another).
+using index_range = std::pair<std::int64_t, std::int64_t>;
+using index_ranges = std::vector<index_range>;
+// The range of `ranges` (sorted and fused) that holds `index`, or nullptr: a binary search.
+const index_range* range_holding(const index_ranges& ranges, std::int64_t index);
+
 struct audit_profile {
   audit_setup setup;
-  // The index ranges [begin, end) of the position set this profile was asked to sweep (its shard;
-  // merged parts: theirs together) and those whose calls succeeded, each sorted and fused.
-  std::vector<std::pair<std::int64_t, std::int64_t>> assigned, coverage;
+  // The index ranges of the position set this profile was asked to sweep (its shard; merged parts:
+  // theirs together) and those whose calls succeeded.
+  index_ranges assigned, coverage;
   std::vector<bucket_stats> buckets;  // decade d, band b at d * band_count + b
   std::vector<octave_stats> octaves = std::vector<octave_stats>(octave_count);
   // The first position with an error above each of first_over_ulps (-1: none).

@@ -13,8 +13,6 @@
 namespace pe::audit {
 namespace {
 
-using range = std::pair<std::int64_t, std::int64_t>;
-
 // The first index of the set at or past position `p` (the set is increasing).
 std::int64_t first_index_from(const position_set& set, std::int64_t p, std::int64_t lo, std::int64_t hi) {
   while (lo < hi) {
@@ -28,7 +26,7 @@ std::int64_t first_index_from(const position_set& set, std::int64_t p, std::int6
 // Covered positions per class (decade or octave): classes are runs of increasing positions, class
 // c from class_begin(c). Each range costs a binary search per class it spans, never a walk.
 template <class ClassOf, class ClassBegin>
-std::vector<std::uint64_t> covered_per_class(const std::vector<range>& coverage, const position_set& set, int classes, ClassOf class_of,
+std::vector<std::uint64_t> covered_per_class(const index_ranges& coverage, const position_set& set, int classes, ClassOf class_of,
                                              ClassBegin class_begin) {
   std::vector<std::uint64_t> out(static_cast<std::size_t>(classes), 0);
   for (const auto& [begin, end] : coverage) {
@@ -43,12 +41,10 @@ std::vector<std::uint64_t> covered_per_class(const std::vector<range>& coverage,
   return out;
 }
 
-bool is_covered(const std::vector<range>& coverage, const position_set& set, std::int64_t position) {
+bool is_covered(const index_ranges& coverage, const position_set& set, std::int64_t position) {
   if (position < 0) return false;
   const std::int64_t i = first_index_from(set, position, 0, set.size());
-  if (i == set.size() || set.at(i) != position) return false;
-  const auto after = std::upper_bound(coverage.begin(), coverage.end(), range{i, INT64_MAX});
-  return after != coverage.begin() && i < std::prev(after)->second;
+  return i < set.size() && set.at(i) == position && range_holding(coverage, i);
 }
 
 bool same(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
@@ -119,8 +115,8 @@ class claims {
 
   void check_ranges() const {
     for (const auto& c : p_.coverage) {
-      const auto after = std::upper_bound(p_.assigned.begin(), p_.assigned.end(), range{c.first, INT64_MAX});
-      if (after == p_.assigned.begin() || std::prev(after)->second < c.second) {
+      const index_range* holder = range_holding(p_.assigned, c.first);
+      if (!holder || holder->second < c.second) {
         fail(fmt::format(".coverage [{}, {}) is not within the positions assigned", c.first, c.second));
       }
     }

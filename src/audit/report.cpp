@@ -26,7 +26,7 @@ std::string row_of(const std::string& label, const bucket_stats& b) {
 constexpr const char* text_table_head =
     "| {:<14} | {:>12} | {:>9} | {:>9} | {:>9} | {:>9} | {:>9} |\n|----------------|--------------|-----------|-----------|-----------|-----------|-----------|\n";
 
-std::string ranges_text(const std::vector<std::pair<std::int64_t, std::int64_t>>& v) {
+std::string ranges_text(const index_ranges& v) {
   std::vector<std::string> parts;
   for (const auto& r : v) parts.push_back(fmt::format("{}..{}", r.first, r.second - 1));
   return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "));

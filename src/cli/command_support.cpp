@@ -110,6 +110,11 @@ void add_implementation_flags(CLI::App& cmd, pe::gate::implementation_flags& f) 
                                 "twice the call's inputs and outputs), before it is stopped as a fault (default 1024)")
                      ->check(CLI::Range(16, 1048576));
   memory->excludes(own);  // the reference runs in the gate's own process: nothing to stop
+  cmd.add_option("--stderr-budget-mib", f.stderr_budget_mib,
+                 "what the implementation's processes may write to stderr in the whole run, in MiB (default 8): past it the rest is "
+                 "not shown, and the gate fails the call that passed it and every later one")
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 20))
+      ->excludes(own);
   cmd.add_option("--address-space-gib", f.address_space_gib,
                  "address space one call may add to a plugin's worker before its allocations fail (RLIMIT_AS; default 4), or "
                  "unlimited: a CUDA plugin needs unlimited, since its context reserves address space for the whole GPU")

@@ -33,7 +33,7 @@ std::function<int()> add_diagnose_command(CLI::App& app) {
     fmt::print("  {:>10}  {:>10}  convention\n", "residual", "worst");
     for (std::size_t k = 0; k < d.ranked.size() && static_cast<int>(k) < o->shown; ++k)
       fmt::print("  {:>10.3g}  {:>10.3g}  {}\n", d.ranked[k].residual, d.ranked[k].worst, d.ranked[k].name);
-    fmt::print("{}\n", d.sentence());
+    fmt::print("{}{}\n", pe::gate::sandbox::report_lines(d.sandbox), d.sentence());
     files.finish("--json", d.json().dump(1) + "\n");
     // 0: it computes what was asked; 1: something else (or nothing explains it).
     return d.as_asked() ? 0 : 1;

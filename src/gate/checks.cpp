@@ -157,14 +157,6 @@ outcome run_case(implementation& impl, const std::string& op, const spec& s, con
   return r;
 }
 
-// The largest |position| among a call's positions (rotate, encode, scale, bias, attend).
-std::int64_t largest_position(const op_inputs& in) {
-  std::int64_t top = 0;
-  for (const auto* v : {&in.pos, &in.qpos, &in.kpos, &in.attend.qpos, &in.attend.kpos})
-    for (const auto p : *v) top = std::max(top, p == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max() : std::abs(p));
-  return top;
-}
-
 // The drawn inputs of one conformance case for op on spec s.
 op_inputs draw_inputs(const std::string& op, const spec& s, std::int64_t max_pos) {
   op_inputs in;

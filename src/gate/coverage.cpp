@@ -17,16 +17,23 @@ constexpr std::size_t one_token = 7, several_tokens = 8, one_head = 9, several_h
 
 std::int64_t magnitude(std::int64_t p) { return p == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max() : std::abs(p); }
 
-// The largest |position| of a call over every list of positions an op takes (distances included),
+// The largest |position| of a call over every list of positions an op takes, distances included,
 // or nothing for a call without positions (inv_freq).
 std::optional<std::int64_t> positions_top(const op_inputs& in) {
-  std::optional<std::int64_t> top;
-  for (const auto* v : {&in.pos, &in.qpos, &in.kpos, &in.rel, &in.attend.qpos, &in.attend.kpos})
-    for (const auto p : *v) top = std::max(top.value_or(0), magnitude(p));
+  if (in.pos.empty() && in.qpos.empty() && in.kpos.empty() && in.rel.empty() && in.attend.qpos.empty() && in.attend.kpos.empty()) return std::nullopt;
+  std::int64_t top = largest_position(in);
+  for (const auto p : in.rel) top = std::max(top, magnitude(p));
   return top;
 }
 
 }  // namespace
+
+std::int64_t largest_position(const op_inputs& in) {
+  std::int64_t top = 0;
+  for (const auto* v : {&in.pos, &in.qpos, &in.kpos, &in.attend.qpos, &in.attend.kpos})
+    for (const auto p : *v) top = std::max(top, magnitude(p));
+  return top;
+}
 
 std::vector<std::size_t> coverage::classes_of(const op_inputs& in) {
   const std::int64_t axes = std::max<std::int64_t>(in.pos_axes, 1);

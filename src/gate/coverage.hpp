@@ -9,6 +9,10 @@
 
 namespace pe::gate {
 
+// The largest |position| among a call's positions (rotate, encode, scale, bias, attend), distances
+// (a bucket op's rel) not included; 0 for a call without any.
+std::int64_t largest_position(const op_inputs& in);
+
 // Kept by one check across its cases. A check is whole only when every class it drew was answered
 // at least once: an implementation that declines every case past position 0 (or every call of
 // several tokens) leaves those classes uncovered, however many of its other cases passed.

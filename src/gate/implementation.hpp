@@ -97,12 +97,18 @@ std::unique_ptr<implementation> start_wire(const std::string& command, int timeo
 // back timed_out at once, saying so, instead of costing a deadline each. Any other answer resets the count.
 std::unique_ptr<implementation> declared_hung_after_deadlines(std::unique_ptr<implementation> inner, int timeout_ms);
 
-// `inner`, its calls held to `budget_seconds` of wall time in all: once they have taken it, later
-// calls come back timed_out at once, naming the budget, and notes() says how many.
-std::unique_ptr<implementation> within_time_budget(std::unique_ptr<implementation> inner, double budget_seconds);
+// `inner`, its calls held to budgets for the whole run: `seconds` of wall time (once they have taken
+// it, later calls come back timed_out at once, naming the budget) and `stderr_bytes` written to
+// stderr by its processes (stderr_relay: the call during which they pass it, and every later one,
+// come back as errors naming it). notes() says how many calls each budget refused.
+std::unique_ptr<implementation> within_run_budget(std::unique_ptr<implementation> inner, double seconds, std::uint64_t stderr_bytes);
 // The gate's default budget: this many seconds per random case asked of each spec (--cases), so
 // 500 s for one spec at the default 100 cases; the example plugin takes about 1 s of it.
 constexpr double default_time_budget_per_case_s = 5;
+// What the implementation's processes may write to stderr in a run, in MiB, by default
+// (implementation_flags::stderr_budget_mib): far above the logs of a kernel that prints a line a
+// call, far below the gigabytes a flood fills a CI log with.
+constexpr std::uint64_t default_stderr_budget_mib = 8;
 
 // pecheck's own reference at the run's dtype, called in process (no isolation): the project's
 // float path put through the gate, and the baseline of `pecheck gate --bench`.
@@ -120,6 +126,9 @@ struct implementation_flags {
   std::size_t memory_limit_mib = default_call_memory_bytes >> 20;
   // The address space a plugin call may add, in GiB, or "unlimited" (--address-space-gib).
   std::string address_space_gib = std::to_string(default_call_address_space_bytes >> 30);
+  // What its processes may write to stderr in all, in MiB (--stderr-budget-mib): the relay shows
+  // that much; the gate fails the calls from the one that passes it.
+  std::uint64_t stderr_budget_mib = default_stderr_budget_mib;
   // That in bytes, no_address_space_limit for "unlimited"; input_error (address_space_gib_problem)
   // for anything else.
   std::size_t address_space_bytes() const;

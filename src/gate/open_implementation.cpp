@@ -8,6 +8,7 @@
 
 #include "gate/implementation.hpp"
 #include "gate/sandbox.hpp"
+#include "gate/stderr_relay.hpp"
 #include "pe/error.hpp"
 #include "properties/runner.hpp"
 
@@ -55,6 +56,7 @@ std::unique_ptr<implementation> open_implementation(const implementation_flags& 
   const plugin_isolation isolation = parse_isolation(f.isolation);
   if (f.reference) return reference_implementation();
   sandbox::configure(sandbox::parse_mode(f.sandbox));
+  stderr_relay::start(f.stderr_budget_mib << 20);
   if (!f.impl_cmd.empty()) return start_wire(f.impl_cmd, f.timeout_ms, f.start_timeout_ms, f.memory_limit_mib << 20);
   return load_plugin(f.impl, f.timeout_ms, f.start_timeout_ms, isolation, f.memory_limit_mib << 20, f.address_space_bytes());
 }

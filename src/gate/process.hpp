@@ -22,6 +22,7 @@
 #include <stdexcept>
 
 #include "gate/sandbox.hpp"
+#include "gate/stderr_relay.hpp"
 
 namespace pe::gate::process {
 
@@ -84,8 +85,14 @@ class child {
       // The gate's exit paths are not the child's: exit() inside a plugin must not kill its own group.
       for (auto& g : live_groups) g.store(0);
       for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) signal(sig, SIG_DFL);
-      if (boxed) close(link[0]), sandbox::keep(body, link[1]);
-      body();
+      // Its stderr goes through the relay, which holds all of the implementation's to one budget.
+      if (const int relay = stderr_relay::write_end(); relay >= 0) dup2(relay, 2), close(relay), close(stderr_relay::read_end());
+      const auto confined = [&body] {
+        sandbox::confine();
+        body();
+      };
+      if (boxed) close(link[0]), sandbox::keep(confined, link[1]);
+      confined();
       _exit(127);
     }
     setpgid(pid_, pid_);  // also here: no window in which the group does not exist yet
@@ -170,6 +177,7 @@ class child {
     if (pidfd_ >= 0) close(pidfd_);
     pidfd_ = -1;
     pid_ = -1;
+    stderr_relay::settle();  // its last lines before whatever the gate prints next
     return status_;
   }
 

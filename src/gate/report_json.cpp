@@ -17,6 +17,7 @@ std::string json_report(const gate_report& report) {
   j["max_pos"] = report.max_pos;
   j["allow_partial"] = report.allow_partial;
   j["time_budget_s"] = report.time_budget_s;
+  j["stderr_budget_bytes"] = report.stderr_budget_bytes;
   j["verdict"] = report.nothing_supported ? "NOTHING SUPPORTED" : report.verdict();
   j["exit_status"] = report.exit_status();
   j["checks"] = nlohmann::ordered_json::array();

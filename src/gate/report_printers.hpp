@@ -16,7 +16,7 @@ std::string text_results(const gate_report& report);
 std::string text_summary(const gate_report& report);
 
 // {"format": "pecheck-gate/1", "implementation", "dtype", "working", "tolerance", "max_pos",
-// "allow_partial", "time_budget_s", "verdict", "exit_status", "checks": [...], "unchecked", "notes", "sandbox": {"mode",
+// "allow_partial", "time_budget_s", "stderr_budget_bytes", "verdict", "exit_status", "checks": [...], "unchecked", "notes", "sandbox": {"mode",
 // "on": [...], "off": [...]}}.
 std::string json_report(const gate_report& report);
 

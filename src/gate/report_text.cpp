@@ -47,10 +47,7 @@ std::string text_summary(const gate_report& report) {
   }
   if (report.baseline) out += report.baseline->text(report.baseline_path);
   // What protected the gate from the implementation: a verdict reached without a protection says so.
-  std::vector<std::string> short_on;
-  for (const auto& p : report.sandbox.on) short_on.push_back(p.substr(0, p.find(": ")));
-  if (!short_on.empty()) out += fmt::format("sandbox: on: {}\n", fmt::join(short_on, ", "));
-  for (const auto& p : report.sandbox.off) out += fmt::format("sandbox: off: {}\n", p);
+  out += sandbox::report_lines(report.sandbox);
   if (report.nothing_supported) return out + fmt::format("gate: NOTHING SUPPORTED: {} answered no call of any spec\n", report.implementation);
   out += fmt::format("gate: {} at positions up to {}", report.verdict(), position_text(report.max_pos));
   if (!report.allow_partial.empty()) out += fmt::format(", partial accepted: {}", fmt::join(report.allow_partial, ", "));

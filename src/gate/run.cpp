@@ -73,7 +73,8 @@ gate_report run(const run_request& q) {
   if (isolated) {
     report.time_budget_s = q.time_budget_s > 0 ? q.time_budget_s
                                                : default_time_budget_per_case_s * q.cases * static_cast<double>(q.specs.size());
-    impl = within_time_budget(std::move(impl), report.time_budget_s);
+    report.stderr_budget_bytes = q.implementation.stderr_budget_mib << 20;
+    impl = within_run_budget(std::move(impl), report.time_budget_s, report.stderr_budget_bytes);
   }
   report.implementation = impl->name();
   const std::string impl_flag = q.implementation.text();

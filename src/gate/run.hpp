@@ -51,6 +51,7 @@ struct gate_report {
   std::vector<check_result> results;           // per spec: conformance, golden, determinism, the laws
   std::int64_t max_pos = 0;                    // the request's
   double time_budget_s = 0;                    // the budget the run held the implementation to (0: none, in process)
+  std::uint64_t stderr_budget_bytes = 0;       // and its stderr's (0 in process, where there is none of its own)
   std::vector<std::string> allow_partial;      // the request's
   std::vector<std::string> unchecked;          // specs on which no check with positions passed: nothing of the spec's behaviour was seen
   int incomplete = 0;                          // INCOMPLETE checks that --allow-partial does not accept

@@ -13,10 +13,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "gate/sandbox_parts.hpp"
 #include "pe/error.hpp"
 
 namespace pe::gate::sandbox {
@@ -33,8 +38,8 @@ constexpr const char* step_names[] = {"",
                                       "fork of the worker",
                                       "pidfd_open (Linux 5.3), which the gate needs to end a namespace"};
 
-// The namespaces every implementation process gets. No mount namespace: without one the processes
-// see the gate's files as the gate's user does (README: "The sandbox").
+// The namespaces every implementation process gets. No mount namespace: the processes see the
+// gate's files as the gate's user does, and Landlock (sandbox_files.cpp) confines what they may change.
 constexpr int namespaces = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET;
 
 bool write_file(const char* path, const std::string& text) {
@@ -158,13 +163,59 @@ start_report probe() {
 // What --sandbox off leaves, and what is settled before configure() runs.
 const protections none_on{"off", {}, {"every protection: --sandbox off (the implementation runs beside the gate, as its user)"}};
 
-protections& settled() {
-  static protections p = none_on;
-  return p;
+// What configure() settled, for the report and for every child's confine().
+struct settlement {
+  protections report = none_on;
+  bool off = true, namespaces = false;
+  std::string scratch;  // the run's scratch directory ("" when off, or where it could not be made)
+  int landlock_abi = 0;  // 0: no Landlock confinement
+  bool seccomp = false;   // whether the worker loads the system call filter
+};
+settlement& settled() {
+  static settlement s;
+  return s;
 }
-bool& namespaces_flag() {
-  static bool on = false;
-  return on;
+
+// The prefix of scratch directories; the gate's pid follows, so that a later run can tell one
+// whose gate has ended (killed before it could remove it) and remove it.
+constexpr const char* scratch_prefix = "pecheck-scratch-";
+
+// Removes the scratch directories of gates that have ended, under `parent`.
+void remove_stale_scratch(const std::filesystem::path& parent) {
+  std::error_code e;
+  for (const auto& entry : std::filesystem::directory_iterator(parent, e)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(scratch_prefix)) continue;
+    const long pid = std::strtol(name.c_str() + std::strlen(scratch_prefix), nullptr, 10);
+    if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) std::filesystem::remove_all(entry.path(), e);
+  }
+}
+
+// A fresh scratch directory under $TMPDIR (or /tmp), removed when the gate exits; "" with `error`
+// set where none can be made.
+std::string make_scratch(int& error) {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::filesystem::path parent = tmp && *tmp ? tmp : "/tmp";
+  remove_stale_scratch(parent);
+  std::string templ = (parent / fmt::format("{}{}-XXXXXX", scratch_prefix, getpid())).string();
+  if (!mkdtemp(templ.data())) {
+    error = errno;
+    return "";
+  }
+  static std::string removed_at_exit;
+  removed_at_exit = templ;
+  std::atexit([] {
+    std::error_code e;
+    std::filesystem::remove_all(removed_at_exit, e);
+  });
+  return templ;
+}
+
+// Ends a child whose confinement failed: the implementation never runs unconfined by surprise.
+[[noreturn]] void refuse_to_run(const char* what) {
+  const std::string line = fmt::format("pecheck: the sandbox could not confine the implementation's process ({}: {})\n", what, std::strerror(errno));
+  (void)!write(STDERR_FILENO, line.data(), line.size());
+  _exit(126);
 }
 
 }  // namespace
@@ -181,42 +232,109 @@ std::string describe_failure(const start_report& r) {
   return fmt::format("{}: {}", step_names[s], std::strerror(r.error));
 }
 
+// What this system allows, probed once per gate process.
+struct mechanisms {
+  start_report namespaces;  // step 0: available
+  int landlock_abi = 0, landlock_error = 0;
+  std::string scratch;  // "" where Landlock is unavailable or no directory could be made
+  int scratch_error = 0;
+  int seccomp_error = 0;  // 0: available
+};
+const mechanisms& probed() {
+  static const mechanisms m = [] {
+    mechanisms m;
+    m.namespaces = probe();
+    m.landlock_abi = landlock::abi(m.landlock_error);
+    if (m.landlock_abi > 0) m.scratch = make_scratch(m.scratch_error);
+    m.seccomp_error = syscalls::probe();
+    return m;
+  }();
+  return m;
+}
+
 void configure(mode m) {
+  settlement& s = settled();
   if (m == mode::off) {
-    namespaces_flag() = false;
-    settled() = none_on;
+    s = settlement{};
     return;
   }
-  protections p;
-  p.mode = m == mode::automatic ? "auto" : "require";
   // Tracing the gate, or reading and writing its memory through /proc, needs CAP_SYS_PTRACE in the
   // gate's user namespace once the gate is non-dumpable: a process in a namespace of its own has none.
   prctl(PR_SET_DUMPABLE, 0);
-  static const start_report probed = probe();
-  if (probed.step == started) {
+  const mechanisms& got = probed();
+  const bool namespaces = got.namespaces.step == started, files = !got.scratch.empty(), signals = files && got.landlock_abi >= 6,
+             filter = got.seccomp_error == 0;
+  const std::string files_why = got.landlock_abi == 0 ? fmt::format("Landlock: {}", std::strerror(got.landlock_error))
+                                                      : fmt::format("no scratch directory: {}", std::strerror(got.scratch_error));
+  if (m == mode::require) {
+    const auto refuse = [](const std::string& what) { throw input_error(fmt::format("--sandbox require: this system does not let the gate {}", what)); };
+    if (!namespaces) refuse(fmt::format("create the implementation's namespaces ({})", describe_failure(got.namespaces)));
+    if (!files) refuse(fmt::format("confine the implementation's file writes ({})", files_why));
+    if (!filter) refuse(fmt::format("filter the implementation's system calls (seccomp: {})", std::strerror(got.seccomp_error)));
+  }
+  protections p;
+  p.mode = m == mode::automatic ? "auto" : "require";
+  if (namespaces) {
     p.on = {"user namespace: no capability over anything outside it, the gate's memory included (the gate is non-dumpable)",
             "PID namespace: the gate and every process outside are out of its reach; every process it starts ends with it",
             "IPC and network namespaces: no System V IPC, and no network"};
   } else {
-    if (m == mode::require) {
-      throw input_error(fmt::format("--sandbox require: this system does not let the gate create the implementation's namespaces ({})",
-                                    describe_failure(probed)));
-    }
-    p.off.push_back(fmt::format("namespaces ({}): the implementation can signal the gate's processes and leave processes behind, "
-                                "and trace the gate where its user has CAP_SYS_PTRACE",
-                                describe_failure(probed)));
+    // What the other mechanisms do not make up for.
+    std::string open = "it has the machine's network and System V IPC";
+    if (!signals) open += ", and can signal the gate's processes";
+    if (!filter) open += ", leave processes behind and trace the gate where its user has CAP_SYS_PTRACE";
+    p.off.push_back(fmt::format("namespaces ({}): {}", describe_failure(got.namespaces), open));
   }
-  p.off.push_back("file writes: not confined (the implementation may write wherever the gate's user may)");
-  p.off.push_back("system calls: not filtered (no seccomp filter)");
-  namespaces_flag() = probed.step == started;
-  settled() = p;
+  if (files) {
+    // Without the directory's name: it differs from run to run, and the report must not.
+    p.on.push_back(fmt::format("file writes: only under the run's scratch directory (its PECHECK_SCRATCH and TMPDIR, removed when the "
+                               "gate ends), to /dev/null and the like, to GPU devices and to its own /proc files (Landlock ABI {})",
+                               got.landlock_abi));
+    if (got.landlock_abi < 3)
+      p.off.push_back(fmt::format("truncate(2) of other files: not refused (Landlock ABI {} here; ABI 3, Linux 6.2, refuses it)", got.landlock_abi));
+  } else {
+    p.off.push_back(fmt::format("file writes ({}): not confined, the implementation may write wherever the gate's user may", files_why));
+  }
+  if (signals) p.on.push_back("signals: only to the implementation's own processes, and no abstract UNIX socket outside them (Landlock scopes)");
+  if (filter) {
+    p.on.push_back(fmt::format("system calls: ptrace, process_vm_*, new namespaces and mounts, bpf, perf events, userfaultfd, keys, io_uring "
+                               "and the machine's own calls refused{} (seccomp)",
+                               namespaces ? "" : ", and setsid and setpgid into another group"));
+  } else {
+    p.off.push_back(fmt::format("system calls (seccomp: {}): not filtered", std::strerror(got.seccomp_error)));
+  }
+  s = settlement{p, false, namespaces, got.scratch, files ? got.landlock_abi : 0, filter};
 }
 
-const protections& current() { return settled(); }
+std::string report_lines(const protections& p) {
+  std::vector<std::string> names;
+  for (const auto& on : p.on) names.push_back(on.substr(0, on.find(": ")));
+  std::string out = names.empty() ? "" : fmt::format("sandbox: on: {}\n", fmt::join(names, ", "));
+  for (const auto& off : p.off) out += fmt::format("sandbox: off: {}\n", off);
+  return out;
+}
+
+const protections& current() { return settled().report; }
 
 protections in_process() { return {"in process", {}, {"every protection: the reference runs in the gate's own process"}}; }
 
-bool namespaces_on() { return namespaces_flag(); }
+bool namespaces_on() { return settled().namespaces; }
+
+void confine() {
+  const settlement& s = settled();
+  if (s.off) return;
+  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);  // no setuid program regains what the sandbox takes
+  if (s.landlock_abi > 0) {
+    setenv("TMPDIR", s.scratch.c_str(), 1);
+    setenv("PECHECK_SCRATCH", s.scratch.c_str(), 1);
+    // CUDA's cache of kernels compiled from PTX, shared by the run's workers (its default, under
+    // $HOME, is not writable here).
+    setenv("CUDA_CACHE_PATH", (s.scratch + "/cuda-cache").c_str(), 1);
+    if (!landlock::confine(s.scratch, s.landlock_abi)) refuse_to_run("Landlock");
+  }
+  // Last: the filter refuses what the steps before may need.
+  if (s.seccomp && !syscalls::confine(s.namespaces)) refuse_to_run("seccomp");
+}
 
 void keep(const std::function<void()>& body, int link) {
   if (const step s = enter_namespaces(); s != started) fail(link, s);

@@ -1,5 +1,6 @@
 // The sandbox an implementation's processes run in (--sandbox): new user, PID, IPC and network
-// namespaces under a keeper process, where the kernel allows them, and a gate that cannot be traced.
+// namespaces under a keeper process, file writes confined to a scratch directory (Landlock), a
+// system call filter (seccomp), where the kernel allows them, and a gate that cannot be traced.
 #pragma once
 #include <sys/types.h>
 
@@ -27,12 +28,21 @@ struct protections {
 // gate process; a fork), and makes the gate's own process non-dumpable unless `m` is off. Throws
 // input_error (exit 2) for require where the namespaces are unavailable, naming why.
 void configure(mode m);
+// The report's lines on `p`: "sandbox: on: NAMES" (each protection in force by its name, the words
+// before its colon) and a "sandbox: off: ..." line for each one not in force; each line ends in a newline.
+std::string report_lines(const protections& p);
+
 // What configure() settled (off until it is called).
 const protections& current();
 // What an implementation run inside the gate's own process has: nothing.
 protections in_process();
 // Whether implementation processes start inside the namespaces.
 bool namespaces_on();
+// In a child the gate forked, before any code of the implementation's: the confinement configure()
+// settled (no new privileges; the run's scratch directory as TMPDIR and PECHECK_SCRATCH; writes
+// confined there with Landlock; the seccomp filter). Where a step fails the child ends (exit 126, a line on stderr):
+// the implementation never runs with less than the report says.
+void confine();
 
 // The first message on the link between the gate and a keeper: the pids (the gate's view) of the
 // worker, which runs the child's body, and of the namespace's init; or, when `step` is not 0, the

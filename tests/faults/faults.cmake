@@ -88,12 +88,26 @@ set(plugin_faults
   # at once, the note says how many, and the run ends in seconds, not the 77 s its calls would take.
   "sleeps_50_ms_past_time_budget|37|1|30|timed out: the run's time budget of 2 s \\(--time-budget\\) was spent by earlier calls|1000|--time-budget 2"
   "sleeps_50_ms_past_time_budget_note|37|1|30|^note: the implementation's calls took [0-9.]+ s, past the run's time budget of 2 s \\(--time-budget\\): [0-9]+ later calls failed without running|1000|--time-budget 2"
-  "sandbox_says_what_is_on|30|0|30|^sandbox: on: user namespace, PID namespace, IPC and network namespaces$|1000|--sandbox require"
+  "sandbox_says_what_is_on|30|0|30|^sandbox: on: user namespace, PID namespace, IPC and network namespaces, file writes, (signals, )?system calls$|1000|--sandbox require"
+  # Creates a file in the test's directory and truncates every file there, on each call: the
+  # sandbox refuses both (the canary and the listing in expect_fault.sh), and lets it write its
+  # scratch directory, so the run passes.
+  "writes_into_gate_dir|39|0|30|^gate: PASS|1000|--sandbox require --golden-scope none --cases 20"
+  # Tries, on each call, the system calls the filter refuses (each would succeed without it): all
+  # refused, its answers pass.
+  "tries_refused_syscalls|40|0|30|^gate: PASS|1000|--sandbox require --golden-scope none --cases 20"
+  # 4 MiB of stderr a call, under a run's budget of 1 MiB: the call that passes it fails, every
+  # later one fails at once, and the gate shows 1 MiB of it (FAULT_MAX_OUTPUT, below).
+  "floods_stderr|38|1|30|error: earlier calls wrote past the run's stderr budget of 1048576 bytes \\(--stderr-budget-mib\\)|1000|--stderr-budget-mib 1 --golden-scope none --cases 20"
+  "floods_stderr_note|38|1|30|^note: the implementation wrote [0-9]+ bytes to stderr, past the run's budget of 1048576 \\(--stderr-budget-mib\\): the call during which it passed it failed, and [0-9]+ later calls failed without running|1000|--stderr-budget-mib 1 --golden-scope none --cases 20"
   # Without the sandbox a worker that left its process group for the gate's is still ended by the
   # gate, which would otherwise wait for it forever.
   "joins_gate_group_unsandboxed|34|0|30|^gate: PASS|1000|--sandbox off")
-# A report forged once the gate has ended would pass the checks above: the report itself is read.
-set(fault_reports "forges_report_later|report.json")
+# What expect_fault.sh checks beyond the above, by test name: a report forged once the gate has
+# ended would pass the checks above, so the report itself is read; a flood of stderr is cut at the
+# budget (1 MiB) plus the gate's own report.
+set(fault_environment "forges_report_later|FAULT_REPORT=report.json" "floods_stderr|FAULT_MAX_OUTPUT=1200000"
+                      "floods_stderr_note|FAULT_MAX_OUTPUT=1200000" "wire_floods_stderr|FAULT_MAX_OUTPUT=1200000")
 foreach(entry ${plugin_faults})
   fault_fields("${entry}" name number status seconds pattern timeout extra fails)
   separate_arguments(extra UNIX_COMMAND "${extra}")
@@ -109,10 +123,6 @@ foreach(entry ${plugin_faults})
   if(NOT fails STREQUAL "")  # the example kernel answers rotate alone: inv_freq and attend unsupported on both specs
     set_tests_properties(gate.fault_${name} PROPERTIES ENVIRONMENT "FAULT_FAILS=${fails};FAULT_UNSUPPORTED=4")
   endif()
-endforeach()
-foreach(entry ${fault_reports})
-  fault_fields("${entry}" name report)
-  set_tests_properties(gate.fault_${name} PROPERTIES ENVIRONMENT FAULT_REPORT=${report})
 endforeach()
 # The memory budget a plugin call is given (implementation_flags::memory_limit_mib), on the plugin that touches 1.5 GiB.
 pecheck_test(gate/call_memory_limit_test.cpp unit)
@@ -195,6 +205,8 @@ set(wire_faults
   "joins_gate_group|rope(dim=32)|30|^gate: PASS|0|1000||--golden-scope spec --sandbox require"
   "leaves_100_daemons|rope(dim=32)|30|^gate: PASS|0|1000||--golden-scope spec --sandbox require"
   "joins_gate_group_unsandboxed|rope(dim=32)|30|^gate: PASS|0|1000||--golden-scope spec --sandbox off"
+  "writes_into_gate_dir|rope(dim=32)|30|^gate: PASS|0|1000||--golden-scope spec --sandbox require"
+  "floods_stderr|rope(dim=32)|30|error: earlier calls wrote past the run's stderr budget of 1048576 bytes \\(--stderr-budget-mib\\)|1|1000||--golden-scope spec --stderr-budget-mib 1"
   "garbage_before_hello|rope(dim=32)|20|--impl-cmd .*: bad answer to hello: the answer line is not JSON \\(stdout carries the protocol alone. logs go to stderr\\): \"loading weights... done\"$|2"
   # The wire's limits: refused at once (a deadline of a minute would fail the time limit), one line naming field and value.
   "binary_before_hello|rope(dim=32)|20|--impl-cmd .*: bad answer to hello: the answer's head line passed the wire's limit of 4194304 bytes \\(4 MiB\\): |2|60000||--start-timeout-ms 60000"
@@ -237,6 +249,10 @@ foreach(entry ${wire_faults})
     set_tests_properties(gate.fault_wire_${mode} PROPERTIES ENVIRONMENT FAULT_FAILS=${fails})
   endif()
 endforeach()
+foreach(entry ${fault_environment})
+  fault_fields("${entry}" name variable)
+  set_tests_properties(gate.fault_${name} PROPERTIES ENVIRONMENT ${variable})
+endforeach()
 # The project's hanging wire mutant (NumPy): the hung process and its shell are killed, group and all.
 add_test(NAME gate.fault_wire_hang_leaves_no_process
          COMMAND ${fault_runner} $<TARGET_FILE:pecheck> impl-cmd "/usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/mutants/wire_mutants.py hangs" 1 60
@@ -254,7 +270,8 @@ foreach(mode grandchild_spins ignores_signals)
          COMMAND sh -c "marker=pecheck-fault-term-$$; $<TARGET_FILE:pecheck> gate --impl-cmd '${faulty_wire} ${mode} '$marker --spec 'rope(dim=32)' --timeout-ms 60000 >/dev/null 2>&1 & gate=$!; sleep 2; kill -TERM $gate; wait $gate; status=$?; sleep 0.5; left=$(pgrep -f $marker); if [ -n \"$left\" ]; then echo \"left behind: $left\"; kill -KILL $left; exit 1; fi; echo \"gate exit status $status\"; test $status -eq 143")
   set_tests_properties(${name} PROPERTIES LABELS gate)
 endforeach()
-# Where the system refuses the namespaces, the verdict says which protections were off, and
-# --sandbox require refuses to run.
-add_test(NAME gate.sandbox_unavailable_is_said COMMAND ${CMAKE_CURRENT_LIST_DIR}/sandbox_unavailable.sh $<TARGET_FILE:pecheck> $<TARGET_FILE:example_rope_plugin>)
+# Where the system refuses the namespaces, the verdict says which protections were off, --sandbox
+# require refuses to run, and the system call filter still ends daemons and group joins.
+add_test(NAME gate.sandbox_unavailable_is_said COMMAND ${CMAKE_CURRENT_LIST_DIR}/sandbox_unavailable.sh $<TARGET_FILE:pecheck> $<TARGET_FILE:example_rope_plugin>
+                                                       $<TARGET_FILE:fault_35> $<TARGET_FILE:fault_34>)
 set_tests_properties(gate.sandbox_unavailable_is_said PROPERTIES LABELS gate SKIP_RETURN_CODE 77 TIMEOUT 60)

@@ -4,8 +4,10 @@
  * in pe_impl_run, on rotate calls, must fail the case that did it (exit 1). The faults from
  * IGNORES_SIGNALS_HANGS on fault once per gate run when PECHECK_FAULT_ONCE names a file (see
  * expect_fault.sh), so every later check must pass. */
+#define _GNU_SOURCE /* unshare, CLONE_NEWUSER */
 #include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -14,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,6 +73,9 @@ enum fault {
   LEAVES_100_DAEMONS = 35,    /* a double-forked setsid daemon on each of the first 100 calls */
   FORGES_REPORT_LATER = 36,   /* a daemon that writes a PASS into the --json report once the gate has ended */
   SLEEPS_50_MS = 37,          /* correct, 50 ms per rotate call: within any deadline, past a budget for the run */
+  FLOODS_STDERR = 38,         /* correct, 4 MiB of stderr per rotate call */
+  WRITES_INTO_GATE_DIR = 39,  /* a file created in the gate's directory, its files truncated: an error where either succeeds */
+  TRIES_REFUSED_SYSCALLS = 40, /* unshare, clone into new namespaces, ptrace, bpf, io_uring: an error naming any that succeeds */
 };
 
 /* 1 on the call that faults: every call, or with PECHECK_FAULT_ONCE=FILE the first of the gate run
@@ -77,6 +83,14 @@ enum fault {
 static int fault_now(void) {
   const char *once = getenv("PECHECK_FAULT_ONCE");
   if (!once) return 1;
+  /* Where the gate gives a scratch directory, the one it lets the implementation write, FILE's name there. */
+  const char *scratch = getenv("PECHECK_SCRATCH");
+  char in_scratch[4096];
+  if (scratch && *scratch) {
+    const char *name = strrchr(once, '/');
+    snprintf(in_scratch, sizeof in_scratch, "%s/%s", scratch, name ? name + 1 : once);
+    once = in_scratch;
+  }
   const int fd = open(once, O_CREAT | O_EXCL | O_WRONLY, 0600);
   if (fd < 0) return 0;
   close(fd);
@@ -97,6 +111,72 @@ static int32_t inv_freq_only(const char *op, const char *spec, pe_tensor *output
       for (long i = 0; i < rotary / 2; ++i) w[i] = 1.0f / powf(base, (float)(2 * i) / (float)rotary);
   }
   return PE_OK;
+}
+
+/* WRITES_INTO_GATE_DIR: what the sandbox must refuse (a file created in the test's directory,
+ * PECHECK_FAULT_DIR, which is the gate's, and its regular files truncated) and allow (a file in the
+ * scratch directory); PE_ERROR saying which went otherwise. */
+static int32_t write_into_gate_dir(char *message, size_t message_size) {
+  const char *scratch = getenv("PECHECK_SCRATCH"), *target = getenv("PECHECK_FAULT_DIR");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/scratch_file", scratch ? scratch : ".");
+  int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+  if (fd < 0) {
+    snprintf(message, message_size, "cannot write into the scratch directory '%s'", scratch ? scratch : "");
+    return PE_ERROR;
+  }
+  close(fd);
+  if (!target) return PE_OK;
+  size_t used = 0;
+  message[0] = '\0';
+  snprintf(path, sizeof path, "%s/written_by_the_implementation", target);
+  fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+  if (fd >= 0) used += (size_t)snprintf(message + used, message_size - used, "created %s; ", path), close(fd);
+  DIR *there = opendir(target);
+  for (struct dirent *e; there && (e = readdir(there)) != NULL && used < message_size / 2;) {
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", target, e->d_name);
+    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && truncate(path, 0) == 0)
+      used += (size_t)snprintf(message + used, message_size - used, "truncated %s; ", path);
+  }
+  if (there) closedir(there);
+  return used > 0 ? PE_ERROR : PE_OK;
+}
+
+/* TRIES_REFUSED_SYSCALLS: the system calls the sandbox's filter refuses, each tried in a way that
+ * would succeed without it (a new user namespace for a child, a traced self, a bpf map, an io_uring);
+ * PE_ERROR naming those that did. Each success is undone: the child exits, the map and ring close. */
+static int32_t try_refused_syscalls(char *message, size_t message_size) {
+  size_t used = 0;
+  message[0] = '\0';
+#define SUCCEEDED(name) used += (size_t)snprintf(message + used, message_size - used, "%s succeeded; ", name)
+  const pid_t child = fork();
+  if (child == 0) _exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
+  int status = 0;
+  if (child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0) SUCCEEDED("unshare(CLONE_NEWUSER)");
+  const long cloned = syscall(SYS_clone, (unsigned long)(CLONE_NEWUSER | SIGCHLD), 0, 0, 0, 0);
+  if (cloned == 0) _exit(0);
+  if (cloned > 0) waitpid((pid_t)cloned, NULL, 0), SUCCEEDED("clone(CLONE_NEWUSER)");
+  const pid_t traced = fork();
+  if (traced == 0) _exit(ptrace(PTRACE_TRACEME, 0, 0, 0) == 0 ? 0 : 1);
+  if (traced > 0 && waitpid(traced, &status, 0) == traced && WIFEXITED(status) && WEXITSTATUS(status) == 0) SUCCEEDED("ptrace(PTRACE_TRACEME)");
+  union {
+    struct {
+      uint32_t map_type, key_size, value_size, max_entries;
+    } map;
+    char bytes[128];
+  } attr;
+  memset(&attr, 0, sizeof attr);
+  attr.map.map_type = 2; /* BPF_MAP_TYPE_ARRAY, which an unprivileged user may create where bpf is open to one */
+  attr.map.key_size = 4, attr.map.value_size = 4, attr.map.max_entries = 1;
+  const long map = syscall(SYS_bpf, 0 /* BPF_MAP_CREATE */, &attr, sizeof attr);
+  if (map >= 0) close((int)map), SUCCEEDED("bpf(BPF_MAP_CREATE)");
+  char params[120];
+  memset(params, 0, sizeof params);
+  const long ring = syscall(SYS_io_uring_setup, 1, params);
+  if (ring >= 0) close((int)ring), SUCCEEDED("io_uring_setup");
+#undef SUCCEEDED
+  return used > 0 ? PE_ERROR : PE_OK;
 }
 
 /* The command line of process `pid` (NUL-separated, as /proc has it) into buf; its length, 0 if unreadable. */
@@ -291,6 +371,8 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
   size_t bytes = sizeof(float);
   for (int32_t d = 0; d < outputs[0].rank; ++d) bytes *= (size_t)outputs[0].shape[d];
   if (FAULT >= KILLS_GATE && FAULT <= FORGES_REPORT_LATER && attack_gate(message, message_size) != 0) return PE_ERROR;
+  if (FAULT == WRITES_INTO_GATE_DIR && write_into_gate_dir(message, message_size) != PE_OK) return PE_ERROR;
+  if (FAULT == TRIES_REFUSED_SYSCALLS && try_refused_syscalls(message, message_size) != PE_OK) return PE_ERROR;
   switch (FAULT) {
     case WRITE_65_PAST: y[bytes + 64] = 1; break; /* the 65th byte past the end: beyond a 64-byte guard */
     case WRITE_1MIB_PAST: y[bytes + (1u << 20)] = 1; break;
@@ -402,6 +484,13 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
       break;
     }
     case SLEEPS_50_MS: usleep(50000); break;
+    case FLOODS_STDERR: {
+      static char line[4096];
+      memset(line, 'e', sizeof line - 1);
+      line[sizeof line - 1] = '\n';
+      for (int k = 0; k < 1024; ++k) (void)!write(2, line, sizeof line);
+      break;
+    }
     case RUN_FORKS_SPINNER:
       if (fork() == 0)
         while (forever) {

@@ -66,6 +66,8 @@ def fault_now():
     once = os.environ.get("PECHECK_FAULT_ONCE")
     if not once:
         return True
+    if os.environ.get("PECHECK_SCRATCH"):  # the one directory the sandbox lets it write, the run's own
+        once = os.path.join(os.environ["PECHECK_SCRATCH"], os.path.basename(once))
     try:
         os.close(os.open(once, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
         return True
@@ -97,7 +99,13 @@ DECLINING = ("unsupported_unless_position_0", "inv_freq_only")
 # and leaves_100_daemons make them; the answers are correct, and the sandbox leaves the attacks
 # without effect.
 ATTACKS = ("kills_gate", "joins_gate_group", "leaves_100_daemons")
-SERVED_MODES = IN_CALL + IN_ANSWER + BEFORE_HELLO + CORRECT + DECLINING + ATTACKS
+# Correct answers, and 4 MiB of stderr with each rotate call: past the run's stderr budget.
+FLOODS = ("floods_stderr",)
+# Correct answers, and on each rotate call a file created in the test's directory and every regular
+# file there truncated, which the sandbox refuses; an error where either succeeds, or where the
+# scratch directory (PECHECK_SCRATCH) cannot be written.
+WRITES = ("writes_into_gate_dir",)
+SERVED_MODES = IN_CALL + IN_ANSWER + BEFORE_HELLO + CORRECT + DECLINING + ATTACKS + FLOODS + WRITES
 GIB_1_5 = 1536 << 20
 
 
@@ -187,6 +195,38 @@ def fault_in_call():
         sleep_forever()
 
 
+def write_into_gate_dir():
+    """What the sandbox must refuse (a file created in the test's directory, PECHECK_FAULT_DIR, and its
+    regular files truncated) and what it must allow (a file in the scratch directory): an error of
+    the call where either is not so."""
+    scratch = os.environ.get("PECHECK_SCRATCH", "")
+    try:
+        with open(os.path.join(scratch, "scratch_file"), "w") as f:
+            f.write("allowed")
+    except OSError as e:
+        raise RuntimeError(f"cannot write into the scratch directory {scratch!r}: {e}")
+    target = os.environ.get("PECHECK_FAULT_DIR")
+    if not target:
+        return
+    done = []
+    try:
+        with open(os.path.join(target, "written_by_the_implementation"), "w") as f:
+            f.write("forged")
+        done.append("created written_by_the_implementation")
+    except OSError:
+        pass
+    for name in os.listdir(target):
+        path = os.path.join(target, name)
+        if os.path.isfile(path) and not os.path.islink(path):
+            try:
+                os.truncate(path, 0)
+                done.append(f"truncated {name}")
+            except OSError:
+                pass
+    if done:
+        raise RuntimeError(f"in {target}: " + ", ".join(done))
+
+
 def with_number(head_line, field, text):
     """The head line with `field` (at the top or in outputs[0]) set to the JSON number `text`."""
     head = json.loads(head_line)
@@ -257,7 +297,12 @@ def serve_with_fault():
             raise pecheck_serve.Unsupported(op)
         if mode in ATTACKS and op == "rotate":
             attack_gate()
-        if op == "rotate" and mode not in BEFORE_HELLO + CORRECT + DECLINING + ATTACKS and fault_now():
+        if mode in WRITES and op == "rotate":
+            write_into_gate_dir()
+        if mode in FLOODS and op == "rotate":
+            sys.stderr.buffer.write((b"e" * 4095 + b"\n") * 1024)
+            sys.stderr.buffer.flush()
+        if op == "rotate" and mode not in BEFORE_HELLO + CORRECT + DECLINING + ATTACKS + FLOODS + WRITES and fault_now():
             fault_in_call()
             faulty.fault_next = True
         return numpy_rope.rope(op, spec, inputs)
