@@ -5,7 +5,7 @@
 namespace pe::gate::stderr_relay {
 
 // Starts the relay, once per gate process (a later call changes nothing): a pipe whose write end
-// every implementation process gets as its stderr (process::child), and a thread that copies what
+// every implementation process gets as its stderr (process::child), and a process that copies what
 // comes through to the gate's stderr, up to `shown_bytes` in all, then one line saying that the rest
 // is not shown, and drops the rest (still read, so a writer never blocks on a full pipe).
 void start(std::uint64_t shown_bytes);
