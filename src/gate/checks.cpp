@@ -157,8 +157,43 @@ outcome run_case(implementation& impl, const std::string& op, const spec& s, con
   return r;
 }
 
-// The drawn inputs of one conformance case for op on spec s.
-op_inputs draw_inputs(const std::string& op, const spec& s, std::int64_t max_pos) {
+// Values at the edges of the I/O dtype in about half of rotate's x: signed zeros, subnormals (the
+// smallest, the largest, others), the smallest normal, and large magnitudes 2^k (1 + f) with 2^k the
+// largest power of two up to 2^(emax - 2) at which every exact output stays within 2^emax, half the
+// dtype's largest: a spec's attention factor or xPos's scale grows a pair, and past that a correct
+// kernel may overflow in between (a product, a factor applied before the turn), which the spec does
+// not rule out. Every value drawn is exact in the dtype (proofs/gate_tolerance.md, "Underflow").
+void put_edge_values(const std::string& op, const spec& s, op_inputs& in, dtype io) {
+  const float_format& f = dtype_format(io);
+  const double tiny = subnormal_spacing(io), lowest_normal = std::ldexp(1.0, f.emin);
+  const std::int64_t steps = std::int64_t{1} << (f.precision - 1);  // the significand's fraction steps
+  op_inputs large = in;  // the large values alone, at scale 1, to measure their growth
+  std::fill(large.x.data.begin(), large.x.data.end(), 0.0);
+  std::vector<std::size_t> large_at;
+  for (std::size_t e = 0; e < in.x.data.size(); ++e) {
+    if (!*rc::gen::arbitrary<bool>()) continue;
+    const double sign = *rc::gen::element(1.0, -1.0);
+    switch (*rc::gen::inRange(0, 4)) {
+      case 0: in.x.data[e] = sign * 0.0; break;
+      case 1: in.x.data[e] = sign * tiny * static_cast<double>(*rc::gen::inRange<std::int64_t>(1, steps)); break;
+      case 2: in.x.data[e] = sign * *rc::gen::element(tiny, lowest_normal - tiny, lowest_normal); break;
+      default:
+        large.x.data[e] = sign * (1 + static_cast<double>(*rc::gen::inRange<std::int64_t>(0, steps)) / static_cast<double>(steps));
+        large_at.push_back(e);
+    }
+  }
+  if (large_at.empty()) return;
+  // The rotation is linear in x: the large values' outputs grow with their scale.
+  double growth = 0;
+  for (const auto& y : run_op<double>(op, s, large))
+    for (const double v : y.value.data) growth = std::max(growth, std::abs(v));
+  int k = f.emax - 2;
+  if (growth > 0) k = std::min(k, static_cast<int>(std::floor(std::log2(std::ldexp(1.0, f.emax) / growth))));
+  for (const auto e : large_at) in.x.data[e] = std::ldexp(large.x.data[e], k);
+}
+
+// The drawn inputs of one conformance case for op on spec s, its real values for the I/O dtype io.
+op_inputs draw_inputs(const std::string& op, const spec& s, std::int64_t max_pos, dtype io) {
   op_inputs in;
   in.pos_axes = position_axes(s);
   const auto tokens = *rc::gen::inRange<std::int64_t>(1, 9);
@@ -189,6 +224,9 @@ op_inputs draw_inputs(const std::string& op, const spec& s, std::int64_t max_pos
     in.x = tensor<double>({tokens, heads, dim});
     in.x.data = *props::gen_vector(tokens * heads * dim);
     if (rotates_by_role(s)) in.role = *rc::gen::inRange(0, 2);  // xPos: query 0 or key 1
+    const bool edges = *rc::gen::inRange(0, 4) == 0;
+    if (edges) put_edge_values(op, s, in, io);
+    RC_CLASSIFY(edges, "values at the dtype's edges");
   }
   if (op == "bias") {
     for (std::int64_t t = 0; t < tokens; ++t) in.qpos.push_back(*props::gen_position(max_pos));
@@ -252,12 +290,12 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
   int tried = 0;  // cases drawn so far, shrinking included (progress only)
   int answered = 0;
   outcome worst;
-  coverage reached;
+  coverage reached(o.model.io);
   call_policy calls(cases);  // patience: as many unsupported answers as there are cases
   const auto result = props::run_rapidcheck({cases, o.seed}, [&] {
     calls.before_call();
     if (o.progress) o.progress(r.check, ++tried, cases);
-    const op_inputs in = draw_inputs(op, s, o.max_pos);
+    const op_inputs in = draw_inputs(op, s, o.max_pos, o.model.io);
     reached.drawn(in);
     const outcome c = run_case(impl, op, s, in, o.model);
     calls.answered(c.status, fmt::format("{}: {}", status_name(c.status), c.message), c.process_replaced);
@@ -376,7 +414,7 @@ std::vector<check_result> check_golden(implementation& impl, const gate_options&
     // so (tolerance.hpp, drawn_position_limit).
     const std::int64_t scales_reach = drawn_position_limit(fs, o.model, std::numeric_limits<std::int64_t>::max());
     const std::int64_t reach = std::min(scales_reach, o.declared_max_pos);
-    coverage reached;
+    coverage reached(o.model.io);
     int beyond = 0;
     for (const auto& c : file.cases) {
       if (o.progress) o.progress("golden", r.cases + 1, static_cast<int>(file.cases.size()));
@@ -442,11 +480,11 @@ check_result check_determinism(implementation& impl, const gate_options& o) {
   int answered = 0;       // cases answered ok twice, and compared
   std::string failure;    // the first call that failed (not unsupported): a case not answered is no pass
   constexpr int cases = 10;
-  coverage reached;
+  coverage reached(o.model.io);
   call_policy calls(cases);  // patience: as many unsupported answers as there are cases
   const auto result = props::run_rapidcheck({cases, o.seed}, [&] {
     calls.before_call();
-    const op_inputs in = rounded_inputs(op, draw_inputs(op, s, o.max_pos), o.model.io);
+    const op_inputs in = rounded_inputs(op, draw_inputs(op, s, o.max_pos, o.model.io), o.model.io);
     reached.drawn(in);
     const auto templates = output_templates(op, s, in, o.model.io);
     const auto inputs = io_inputs(op, s, in, o.model.io);

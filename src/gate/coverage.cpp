@@ -2,6 +2,7 @@
 #include "gate/coverage.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -12,8 +13,9 @@ namespace {
 // 2^16, 2^24 (binary32), 2^32 (uint32), 2^40 (the gate's default --max-pos); the first is position 0 alone.
 constexpr std::array<const char*, coverage::class_count> names = {
     "position 0", "positions in [1, 2^8]", "positions in (2^8, 2^16]", "positions in (2^16, 2^24]", "positions in (2^24, 2^32]",
-    "positions in (2^32, 2^40]", "positions past 2^40", "one token", "several tokens", "one head", "several heads"};
-constexpr std::size_t one_token = 7, several_tokens = 8, one_head = 9, several_heads = 10;
+    "positions in (2^32, 2^40]", "positions past 2^40", "one token", "several tokens", "one head", "several heads",
+    "values at the I/O dtype's edges (subnormal, or past 2^(emax - 4))"};
+constexpr std::size_t one_token = 7, several_tokens = 8, one_head = 9, several_heads = 10, edge_values = 11;
 
 std::int64_t magnitude(std::int64_t p) { return p == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max() : std::abs(p); }
 
@@ -26,6 +28,14 @@ std::optional<std::int64_t> positions_top(const op_inputs& in) {
   return top;
 }
 
+// Whether x holds a value at the edges of `io`: a subnormal, or one within 2^4 of its largest
+// (the gate draws them in a quarter of rotate's cases, checks.cpp).
+bool holds_edge_values(const tensor<double>& x, dtype io) {
+  const float_format& f = dtype_format(io);
+  const double lowest_normal = std::ldexp(1.0, f.emin), large = std::ldexp(1.0, f.emax - 4);
+  return std::any_of(x.data.begin(), x.data.end(), [&](double v) { return (v != 0 && std::abs(v) < lowest_normal) || std::abs(v) > large; });
+}
+
 }  // namespace
 
 std::int64_t largest_position(const op_inputs& in) {
@@ -35,7 +45,7 @@ std::int64_t largest_position(const op_inputs& in) {
   return top;
 }
 
-std::vector<std::size_t> coverage::classes_of(const op_inputs& in) {
+std::vector<std::size_t> coverage::classes_of(const op_inputs& in, dtype io) {
   const std::int64_t axes = std::max<std::int64_t>(in.pos_axes, 1);
   const auto top = positions_top(in);
   // Tokens: the longest list of per-token positions (queries for bias and attend, distances for buckets).
@@ -49,17 +59,18 @@ std::vector<std::size_t> coverage::classes_of(const op_inputs& in) {
   out.push_back(band);
   out.push_back(tokens == 1 ? one_token : several_tokens);
   if (in.x.shape.size() == 3) out.push_back(in.x.shape[1] == 1 ? one_head : several_heads);  // rotate's x [T, H, D]
+  if (holds_edge_values(in.x, io)) out.push_back(edge_values);
   return out;
 }
 
 const char* coverage::class_name(std::size_t c) { return names.at(c); }
 
 void coverage::drawn(const op_inputs& in) {
-  for (const auto c : classes_of(in)) ++drawn_[c];
+  for (const auto c : classes_of(in, io_)) ++drawn_[c];
 }
 
 void coverage::answered(const op_inputs& in) {
-  for (const auto c : classes_of(in)) ++answered_[c];
+  for (const auto c : classes_of(in, io_)) ++answered_[c];
   top_answered_ = std::max(top_answered_, positions_top(in).value_or(0));
 }
 

@@ -29,7 +29,7 @@ struct call_failed : std::runtime_error {
 class implementation_backend final : public props::backend<double> {
  public:
   implementation_backend(implementation& impl, const error_model& m, std::int64_t max_pos, int patience)
-      : impl_(impl), model_(m), max_pos_(max_pos), calls_(patience) {}
+      : impl_(impl), model_(m), max_pos_(max_pos), calls_(patience), reached_(m.io) {}
 
   std::string name() const override { return impl_.name(); }
   std::int64_t max_position() const override { return max_pos_; }

@@ -109,6 +109,12 @@ void add_rotation_bounds(const error_model& m, const rotary_plan& plan, const op
   const double u_store = u_io > u_w ? u_io : 0;
   const auto errors = errors_of_plan(m, plan);
   const double factor_error = factor == 1 ? 0 : m.angle_coefficient * u_w;
+  // Underflow (proofs/gate_tolerance.md, "Underflow"): a kernel may flush its working format's
+  // subnormal inputs and results to 0 (DAZ and FTZ: -ffast-math, CUDA's -ftz), moving a pair's
+  // output by less than (2 A s + 5) times that format's smallest normal; one that multiplies and
+  // adds in the I/O dtype rounds three results there with up to half its subnormal spacing each.
+  const double lowest_normal_w = std::ldexp(1.0, dtype_format(m.working).emin);
+  const double underflow_store = u_store > 0 ? 2 * subnormal_spacing(m.io) : 0;
   // Token t's rows of out.
   const auto bound_token = [&](std::int64_t t) {
     for (std::size_t k = 0; k < plan.pairs.size(); ++k) {
@@ -126,8 +132,9 @@ void add_rotation_bounds(const error_model& m, const rotary_plan& plan, const op
         // 1 computed in a few operations: C u_w (proofs/gate_tolerance.md, step 5).
         const double moved =
             factor * scale * (std::abs(in.x.data[a]) + std::abs(in.x.data[b])) * (angle + 5 * u_w + factor_error + 3 * u_store + scale_error);
-        out[a] += moved;
-        out[b] += moved;
+        const double underflow = (2 * factor * scale + 5) * lowest_normal_w + underflow_store;
+        out[a] += moved + underflow;
+        out[b] += moved + underflow;
       }
     }
   };

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* unshare, CLONE_NEWUSER */
 #include <dirent.h>
 #include <fcntl.h>
+#include <math.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -76,6 +77,7 @@ enum fault {
   FLOODS_STDERR = 38,         /* correct, 4 MiB of stderr per rotate call */
   WRITES_INTO_GATE_DIR = 39,  /* a file created in the gate's directory, its files truncated: an error where either succeeds */
   TRIES_REFUSED_SYSCALLS = 40, /* unshare, clone into new namespaces, ptrace, bpf, io_uring: an error naming any that succeeds */
+  UNSUPPORTED_ON_EDGE_VALUES = 41, /* rotate declined where x holds a subnormal or a value past 2^100: right on all the rest */
 };
 
 /* 1 on the call that faults: every call, or with PECHECK_FAULT_ONCE=FILE the first of the gate run
@@ -362,6 +364,15 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
     const pe_tensor *pos = pe_find_input(inputs, n_inputs, "pos");
     for (int64_t t = 0; pos && t < pos->shape[0]; ++t)
       if (((const int64_t *)pos->data)[t] != 0) return PE_UNSUPPORTED;
+  }
+  if (FAULT == UNSUPPORTED_ON_EDGE_VALUES) {
+    const pe_tensor *x = pe_find_input(inputs, n_inputs, "x");
+    int64_t n = 1;
+    for (int32_t d = 0; x && d < x->rank; ++d) n *= x->shape[d];
+    for (int64_t e = 0; x && e < n; ++e) {
+      const float v = ((const float *)x->data)[e];
+      if (fpclassify(v) == FP_SUBNORMAL || fabsf(v) > 0x1p100f) return PE_UNSUPPORTED;
+    }
   }
   if (FAULT == INV_FREQ_ONLY) return inv_freq_only(op, spec, outputs, n_outputs);
   const int32_t status = example_run(op, spec, inputs, n_inputs, outputs, n_outputs, message, message_size);

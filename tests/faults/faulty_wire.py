@@ -93,8 +93,9 @@ IN_ANSWER = ("sleeps_after_answer", "answers_twice", "answers_twice_late", "payl
 BEFORE_HELLO = ("garbage_before_hello", "binary_before_hello")
 # No fault: 1.5 GiB held from before hello on, which no call adds (the memory limit is per call).
 CORRECT = ("holds_1_5_gib_from_start",)
-# Declining to earn a PASS: rotate answered only where every position is 0 (the identity), or inv_freq alone.
-DECLINING = ("unsupported_unless_position_0", "inv_freq_only")
+# Declining to earn a PASS: rotate answered only where every position is 0 (the identity), or inv_freq alone,
+# or rotate declined where x holds a subnormal or a value past 2^100 (the dtype's edges).
+DECLINING = ("unsupported_unless_position_0", "inv_freq_only", "unsupported_on_edge_values")
 # Attacks on the gate's processes on every rotate call, as the plugins kills_gate, joins_gate_group
 # and leaves_100_daemons make them; the answers are correct, and the sandbox leaves the attacks
 # without effect.
@@ -280,6 +281,7 @@ class FaultyStdout:
 
 def serve_with_fault():
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "python"))
+    import numpy
     import numpy_rope
     import pecheck_serve
 
@@ -293,6 +295,10 @@ def serve_with_fault():
     def fn(op, spec, inputs):
         if mode == "unsupported_unless_position_0" and op == "rotate" and inputs["pos"].any():
             raise pecheck_serve.Unsupported("a position past 0")
+        if mode == "unsupported_on_edge_values" and op == "rotate":
+            x = abs(inputs["x"])
+            if ((x > 0) & (x < numpy.finfo(x.dtype).tiny)).any() or (x > 2.0 ** 100).any():
+                raise pecheck_serve.Unsupported("a value at the dtype's edges")
         if mode == "inv_freq_only" and op != "inv_freq":
             raise pecheck_serve.Unsupported(op)
         if mode in ATTACKS and op == "rotate":

@@ -1,6 +1,9 @@
 // Tests for src/gate/coverage.hpp: which class a call falls in, and which classes drawn stay never answered.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "gate/checks.hpp"
 #include "gate/coverage.hpp"
 
@@ -15,7 +18,7 @@ op_inputs rotate_at(std::vector<std::int64_t> pos) {
 
 std::vector<std::string> names_of(const op_inputs& in) {
   std::vector<std::string> out;
-  for (const auto c : coverage::classes_of(in)) out.emplace_back(coverage::class_name(c));
+  for (const auto c : coverage::classes_of(in, dtype::f32)) out.emplace_back(coverage::class_name(c));
   return out;
 }
 
@@ -34,7 +37,7 @@ TEST(coverage, a_call_falls_in_the_band_of_its_largest_position_and_its_token_co
   op_inputs two_axes = rotate_at({5, 6});  // one token of a 2-D scheme
   two_axes.pos_axes = 2;
   EXPECT_EQ(names_of(two_axes), (v{"positions in [1, 2^8]", "one token"}));
-  EXPECT_TRUE(coverage::classes_of(op_inputs{}).empty());  // inv_freq: no positions, nothing to cover
+  EXPECT_TRUE(coverage::classes_of(op_inputs{}, dtype::f32).empty());  // inv_freq: no positions, nothing to cover
   op_inputs heads = rotate_at({9, 1});  // rotate's x [T, H, D]: one head or several
   heads.x = tensor<double>({2, 1, 4});
   EXPECT_EQ(names_of(heads), (v{"positions in [1, 2^8]", "several tokens", "one head"}));
@@ -42,8 +45,34 @@ TEST(coverage, a_call_falls_in_the_band_of_its_largest_position_and_its_token_co
   EXPECT_EQ(names_of(heads), (v{"positions in [1, 2^8]", "several tokens", "several heads"}));
 }
 
+// x [1, 1, 4] at position 3 holding `value` beside ordinary ones: whether the call is in the edge class for io.
+bool at_edges(double value, dtype io) {
+  op_inputs in = rotate_at({3});
+  in.x = tensor<double>({1, 1, 4});
+  in.x.data = {0.5, -2, value, 0};
+  const auto classes = coverage::classes_of(in, io);
+  return std::find(classes.begin(), classes.end(), coverage::class_count - 1) != classes.end();
+}
+
+TEST(coverage, values_at_the_dtypes_edges_are_a_class_of_their_own) {
+  EXPECT_EQ(std::string(coverage::class_name(coverage::class_count - 1)), "values at the I/O dtype's edges (subnormal, or past 2^(emax - 4))");
+  EXPECT_FALSE(at_edges(1, dtype::f32));
+  EXPECT_FALSE(at_edges(-0.0, dtype::f32));                 // zeros are ordinary draws too
+  EXPECT_TRUE(at_edges(std::ldexp(1.0, -149), dtype::f32));  // binary32's smallest subnormal
+  EXPECT_TRUE(at_edges(-std::ldexp(1.0, -127), dtype::f32));
+  EXPECT_FALSE(at_edges(std::ldexp(1.0, -126), dtype::f32));  // its smallest normal
+  EXPECT_FALSE(at_edges(std::ldexp(1.0, 123), dtype::f32));   // 2^(emax - 4) itself is not past it
+  EXPECT_TRUE(at_edges(-std::ldexp(1.5, 123), dtype::f32));
+  EXPECT_TRUE(at_edges(std::ldexp(1.0, -15), dtype::f16));    // binary16: subnormal below 2^-14
+  EXPECT_FALSE(at_edges(std::ldexp(1.0, -15), dtype::f32));
+  EXPECT_TRUE(at_edges(4096, dtype::f16));                   // past 2^11
+  EXPECT_FALSE(at_edges(4096, dtype::bf16));
+  EXPECT_TRUE(at_edges(std::ldexp(1.0, -1023), dtype::f64));
+  EXPECT_FALSE(at_edges(std::ldexp(1.0, -1000), dtype::f64));
+}
+
 TEST(coverage, a_class_drawn_and_never_answered_is_named) {
-  coverage c;
+  coverage c(dtype::f32);
   c.drawn(rotate_at({0}));
   c.answered(rotate_at({0}));
   c.drawn(rotate_at({1000, 2}));  // declined
@@ -56,6 +85,16 @@ TEST(coverage, a_class_drawn_and_never_answered_is_named) {
   EXPECT_EQ(c.top_answered_position(), 70000);
   c.answered(rotate_at({300}));
   EXPECT_TRUE(c.never_answered().empty());
+  op_inputs ordinary = rotate_at({300});  // one head, ordinary values: answered
+  ordinary.x = tensor<double>({1, 1, 2});
+  ordinary.x.data = {0.25, 1};
+  c.drawn(ordinary);
+  c.answered(ordinary);
+  EXPECT_TRUE(c.never_answered().empty());
+  op_inputs subnormal = ordinary;  // the same call with a binary32 subnormal, declined: the edge class never answered
+  subnormal.x.data = {1e-40, 1};
+  c.drawn(subnormal);
+  EXPECT_EQ(c.never_answered(), (std::vector<std::string>{"values at the I/O dtype's edges (subnormal, or past 2^(emax - 4))"}));
 }
 
 TEST(coverage, hold_to_coverage_turns_a_hollow_pass_incomplete_and_leaves_the_rest) {

@@ -56,7 +56,9 @@ enum {
   LLAMA4_FLOOR_OF_P = 37,      /* Llama 4's temperature block floor(p / F) instead of floor((p + 1) / F) */
   XPOS_ROLES_SWAPPED = 38,     /* xPos's scale zeta^(p/sb) given to keys and zeta^(-p/sb) to queries */
   XPOS_SCALE_CONCATENATED = 39, /* xPos's per-pair scales concatenated [z, z] over interleaved pairs (rotary-embedding-torch #34) */
-  HEADS_PAST_8_UNROTATED = 40   /* a kernel that turns heads in groups of 8 and drops the second group: heads 8.. passed through */
+  HEADS_PAST_8_UNROTATED = 40,  /* a kernel that turns heads in groups of 8 and drops the second group: heads 8.. passed through */
+  POLAR_SQUARED_NORM = 41       /* each pair turned as r (u c - v s, v c + u s) with r = sqrtf(a a + b b), not hypotf: the squares
+                                 * overflow past 2^64 and vanish below 2^-75, so large or tiny inputs give inf or NaN */
 };
 
 int32_t pe_impl_abi_version(void) { return PE_IMPL_ABI_VERSION; }
@@ -220,6 +222,10 @@ static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
         const long a = neox ? i : 2 * i, b = neox ? i + rotary / 2 : 2 * i + 1;
         yv[a] = (xv[a] * c - (MUTANT == SIN_SIGN_ONE_OUTPUT ? -1 : 1) * xv[b] * s) * on_output;
         yv[b] = (xv[b] * c + xv[a] * s) * on_output;
+        if (MUTANT == POLAR_SQUARED_NORM) {
+          const float r = sqrtf(xv[a] * xv[a] + xv[b] * xv[b]), u = xv[a] / r, v = xv[b] / r;
+          if (r != 0 || xv[a] != 0 || xv[b] != 0) yv[a] = r * (u * c - v * s), yv[b] = r * (v * c + u * s);
+        }
         if (MUTANT == NONDETERMINISTIC) {
           struct timespec now;
           clock_gettime(CLOCK_MONOTONIC, &now);

@@ -15,6 +15,10 @@
 #include "pecheck/impl.h"
 #include "pecheck/impl_helpers.h"
 
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
 enum {
   DIRECT_POW = 0,    /* w_i = 1 / pow(base, 2i/r), theta = float(p) * w_i (PyTorch reference code) */
   DIRECT_EXPLOG = 1, /* w_i = exp(-(2i/r) ln base), theta = float(p) * w_i */
@@ -22,7 +26,8 @@ enum {
   POLAR = 3,         /* outer product p x w, cis = cos + i sin as complex64, x viewed as complex times cis */
   CACHE_F32 = 4,     /* a cos/sin cache of CACHE_ROWS positions built in binary32, looked up by position */
   CACHE_IO = 5,      /* the same cache stored in the I/O dtype, and the rotation's products and sum rounded to it */
-  FMA = 6            /* direct angles, the rotation with fused multiply-adds */
+  FMA = 6,           /* direct angles, the rotation with fused multiply-adds */
+  FLUSH = 7          /* direct angles with x86's flush-to-zero and denormals-are-zero bits set, as -ffast-math builds run */
 };
 #ifndef ALGORITHM
 #define ALGORITHM DIRECT_POW
@@ -33,7 +38,8 @@ enum {
 int32_t pe_impl_abi_version(void) { return PE_IMPL_ABI_VERSION; }
 const char *pe_impl_name(void) {
   static const char *names[] = {"zoo direct pow", "zoo direct exp/log", "zoo iterated products", "zoo complex polar",
-                                "zoo cos/sin cache (binary32)", "zoo cos/sin cache (I/O dtype)", "zoo fused multiply-add"};
+                                "zoo cos/sin cache (binary32)", "zoo cos/sin cache (I/O dtype)", "zoo fused multiply-add",
+                                "zoo direct pow, subnormals flushed"};
   return names[ALGORITHM];
 }
 
@@ -323,10 +329,27 @@ static int32_t inv_freq(const char *spec, pe_tensor *out, int32_t n_out) {
   return PE_OK;
 }
 
-int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, int32_t n_inputs, pe_tensor *outputs,
-                    int32_t n_outputs, char *message, size_t message_size) {
+static int32_t run(const char *op, const char *spec, const pe_tensor *inputs, int32_t n_inputs, pe_tensor *outputs, int32_t n_outputs,
+                   char *message, size_t message_size) {
   if (strncmp(spec, "rope(", 5) != 0) return PE_UNSUPPORTED;
   if (strcmp(op, "rotate") == 0) return rotate(spec, inputs, n_inputs, outputs, n_outputs, message, message_size);
   if (strcmp(op, "inv_freq") == 0) return inv_freq(spec, outputs, n_outputs);
   return PE_UNSUPPORTED;
+}
+
+int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, int32_t n_inputs, pe_tensor *outputs,
+                    int32_t n_outputs, char *message, size_t message_size) {
+  if (ALGORITHM != FLUSH) return run(op, spec, inputs, n_inputs, outputs, n_outputs, message, message_size);
+#if defined(__SSE__)
+  /* What a -ffast-math build's start-up code (crtfastmath.o) does to the whole process: MXCSR's
+   * FTZ (bit 15) and DAZ (bit 6), so subnormal inputs read as 0 and subnormal results become 0. */
+  const unsigned int saved = _mm_getcsr();
+  _mm_setcsr(saved | 0x8040u);
+  const int32_t status = run(op, spec, inputs, n_inputs, outputs, n_outputs, message, message_size);
+  _mm_setcsr(saved);
+  return status;
+#else
+  snprintf(message, message_size, "the flushing member needs x86's MXCSR");
+  return PE_UNSUPPORTED;
+#endif
 }
