@@ -229,13 +229,15 @@ class plugin_worker {
   int calls() const { return calls_; }
   // The last call ended past the memory budget (measured from its own start, so its own doing).
   bool ran_out_of_memory() const { return out_of_memory_; }
+  // An earlier call of this worker's left processes, which it killed in place.
+  bool ended_processes() const { return ended_processes_; }
 
   // The worker cannot reset its peak resident set: each of its calls needs a worker of its own.
   bool single_use() const { return memory_.control().single_use; }
   // Why the worker should not serve another call, if it should not: a call left a process behind,
   // or it holds memory or address space past its limits.
   std::optional<std::string> retirement() const {
-    if (memory_.control().left_processes) return "a call left a process behind";
+    if (memory_.control().left_processes && !memory_.control().ended_in_place) return "a call left a process behind";
     const memory_pages now = pages_of(*statm_);
     if (past_budget(now.resident, started_.resident)) {
       return fmt::format("it held more than {} MiB of resident memory past its start", budget_ >> 20);
@@ -277,7 +279,7 @@ class plugin_worker {
     }
     control_block& c = memory_.control();
     c.status = worker::status_sentinel;
-    c.fault_signal = c.fault_access = c.left_processes = 0;
+    c.fault_signal = c.fault_access = c.left_processes = c.ended_in_place = 0;
     c.fault_address = c.region_base = c.children_peak_pages = 0;
     c.error[0] = '\0';
     c.call_number = ++calls_;
@@ -286,6 +288,7 @@ class plugin_worker {
     // A worker that died between calls does not read this; the wait below sees it end.
     (void)!send(channel_, "c", 1, MSG_NOSIGNAL);
     if (auto r = await_answer(&layout, timeout_ms_)) return *r;
+    if (c.ended_in_place) ended_processes_ = true;
     if (past_budget(peak_pages_of(*status_), c.baseline_resident_pages) || past_budget(c.children_peak_pages, c.baseline_resident_pages)) {
       out_of_memory_ = true;
       return end_with({call_status::crashed, out_of_memory_message(budget_), {}});
@@ -401,7 +404,7 @@ class plugin_worker {
   std::unique_ptr<proc_file> statm_, status_;
   std::optional<call_result> startup_;
   memory_pages started_;
-  bool alive_ = true, out_of_memory_ = false;
+  bool alive_ = true, out_of_memory_ = false, ended_processes_ = false;
   int calls_ = 0;
 };
 
@@ -433,8 +436,10 @@ class plugin final : public implementation {
                   const std::vector<io_tensor>& outputs) override {
     if (!worker_ && !(worker_ = fresh_worker())) return restart_failure_;
     const int served_before = worker_->calls();
+    const bool ended_before = worker_->ended_processes();
     call_result r = worker_->call(op, spec, inputs, outputs);
     const bool own_memory = worker_->ran_out_of_memory();
+    if (worker_->control().ended_in_place) ++processes_ended_;
     retire_if_due();
     // A crash or a stray write in a worker that served other calls first may be theirs (a corrupt
     // heap, a stale pointer): the same call again in a fresh worker tells which. Running out of
@@ -448,14 +453,19 @@ class plugin final : public implementation {
       if (is_fatal(again.status)) return again;
       r.message += fmt::format(
           " (after {} earlier calls in the same worker process; in a fresh one the same call answered {}: the implementation leaves "
-          "state behind that breaks a later call; --isolation call runs each call in a process of its own)",
-          served_before, status_name(again.status));
+          "state behind that breaks a later call{}; --isolation call runs each call in a process of its own)",
+          served_before, status_name(again.status),
+          ended_before ? ", or relies on a process an earlier call started, which the worker killed when that call returned" : "");
     }
     return r;
   }
 
   std::vector<std::string> notes() const override {
     std::vector<std::string> out;
+    if (processes_ended_ > 0) {
+      out.push_back(fmt::format("{} call(s) left a process behind: the worker killed every process the plugin had started in its sandbox when the call returned",
+                                processes_ended_));
+    }
     for (const auto& [why, count] : retired_) out.push_back(fmt::format("the plugin's worker process was replaced {} time(s): {}", count, why));
     return out;
   }
@@ -492,6 +502,7 @@ class plugin final : public implementation {
   std::unique_ptr<plugin_worker> worker_;
   call_result restart_failure_;
   std::map<std::string, int> retired_;
+  int processes_ended_ = 0;  // calls whose leftover processes the worker killed in place
 };
 
 // After `limit` consecutive deadlines the implementation is declared hung: later calls fail at

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -175,9 +176,41 @@ bool has_children() {
   return p >= 0;  // 0: a child runs; > 0: one had ended (now reaped); -1 (ECHILD): none
 }
 
+// In the sandbox's PID namespace the worker's parent, the keeper, is outside it (getppid() is 0),
+// and the namespace holds init, the worker and what the plugin started. There kill(-1, ...) reaches
+// every process but init and the worker itself; nowhere else is it sent.
+bool in_own_pid_namespace() { return getppid() == 0; }
+// Whether a process of the plugin's runs, or waits to be reaped, beside the worker in its namespace.
+bool others_in_namespace() { return kill(-1, 0) == 0; }
+
+// Kills every process of the plugin's in the namespace and reaps them (the worker is their
+// subreaper; init reaps any the plugin orphaned past it). False if one is still there after two
+// seconds (stuck in the kernel): the worker is replaced then, which ends the namespace.
+bool end_others_in_namespace() {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  for (;;) {
+    if (kill(-1, SIGKILL) != 0 && errno == ESRCH) return true;
+    while (waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    if (std::chrono::steady_clock::now() > until) return false;
+    usleep(50);
+  }
+}
+
+// What the call left behind. With `end_in_place`, the worker ends it and serves on: a call that
+// leaves a process costs a kill, not a new worker.
+void collect_leftovers(control_block& c, bool end_in_place) {
+  if (!end_in_place) {
+    c.left_processes = has_children() ? 1 : 0;
+    return;
+  }
+  c.left_processes = others_in_namespace() ? 1 : 0;
+  c.ended_in_place = c.left_processes && end_others_in_namespace() ? 1 : 0;
+}
+
 // One call: its memory mapped between far guards, the request read, pe_impl_run called under the
 // protections, the memory unmapped again.
-void call(control_block& c, const self_files& self, int memory, run_fn run, pid_t leader, std::size_t address_space) {
+void call(control_block& c, const self_files& self, int memory, run_fn run, pid_t leader, std::size_t address_space, bool end_in_place) {
   c.stage = preparing;
   std::uint64_t head[2] = {};  // the layout's bytes, the request's bytes
   if (pread(memory, head, sizeof head, 0) != static_cast<ssize_t>(sizeof head)) fail(c, "the worker cannot read the call's request");
@@ -233,7 +266,7 @@ void call(control_block& c, const self_files& self, int memory, run_fn run, pid_
   if (getpid() != leader) _exit(0);
   mprotect(&c, whole_pages(sizeof c), PROT_READ | PROT_WRITE);
   c.status = status;
-  c.left_processes = has_children() ? 1 : 0;
+  collect_leftovers(c, end_in_place);
   getrusage(RUSAGE_CHILDREN, &children);
   c.children_peak_pages = children.ru_maxrss > children_peak_before ? static_cast<std::uint64_t>(children.ru_maxrss) * 1024 / page_size() : 0;
   munmap(reserved, total);
@@ -248,6 +281,9 @@ void serve(const std::string& path, control_block& c, int channel, int memory, s
   enter(c, self, address_space);
   const run_fn run = load(path, c);
   const pid_t leader = getpid();
+  // Processes the plugin started while loading are its helpers, and calls may rely on them: they
+  // are not killed, and a call that leaves more gets a new worker, as outside the namespace.
+  const bool end_in_place = in_own_pid_namespace() && !others_in_namespace();
   c.stage = ready;
   if (write(channel, "s", 1) != 1) _exit(0);
   for (;;) {
@@ -258,7 +294,7 @@ void serve(const std::string& path, control_block& c, int channel, int memory, s
       if (errno == EINTR) continue;
       _exit(0);
     }
-    call(c, self, memory, run, leader, address_space);
+    call(c, self, memory, run, leader, address_space, end_in_place);
     c.stage = ready;
     c.answered = c.call_number;
     if (write(channel, "r", 1) != 1) _exit(0);

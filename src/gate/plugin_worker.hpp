@@ -31,7 +31,8 @@ struct control_block {
   std::int32_t abi_version;
   std::int32_t fault_signal;  // set by the worker's fault handler
   std::int32_t fault_access;  // 1 write, 0 read, -1 unknown
-  std::int32_t left_processes;  // the call left a child process (running or not) behind
+  std::int32_t left_processes;  // the call left a process (running or not) behind
+  std::int32_t ended_in_place;  // and the worker killed and reaped every one of them: it can serve on
   std::int32_t single_use;      // the peak resident set cannot be reset: one call per worker
   std::uint64_t fault_address;
   std::uint64_t region_base;              // where the worker reserved the current call's memory
