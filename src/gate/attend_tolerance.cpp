@@ -104,7 +104,7 @@ std::vector<double> attend_bounds(const error_model& m, const spec& s, const op_
     for (std::size_t i = 0; i < v.size(); ++i) e.v[i] += u_store * std::abs(v[i]);
   // exp's results below the working format's smallest normal lose relative accuracy, or flush
   // to 0: each weight is off by at most that much absolutely (the normalising sum is >= 1).
-  const double lowest_normal = std::ldexp(1.0, dtype_format(m.working).emin);
+  const double lowest_normal_w = lowest_normal(m.working);
   // The bias and its error: a computed bias (ALiBi's slope times distance) C u_w; a table's
   // entry (T5), handed over rounded to the I/O dtype (u_io), then added (C u_w).
   const std::vector<double>& bias = p.bias;
@@ -159,7 +159,7 @@ std::vector<double> attend_bounds(const error_model& m, const spec& s, const op_
           const double rho = growth + u_w * (std::abs(z[j] - top) + c) + gamma(static_cast<double>(keys + 2), u_w) + u_store;
           const double f = (1 + rho) * (1 + gamma(static_cast<double>(keys), u_w));  // and the weighted sum's own
           if (weight > 0) err += std::isfinite(f) ? weight * ((f - 1) * std::abs(v[vj]) + f * e.v[vj]) : INFINITY;
-          err += lowest_normal * (std::abs(v[vj]) + e.v[vj]);
+          err += lowest_normal_w * (std::abs(v[vj]) + e.v[vj]);
           hull = std::max(hull, std::abs(v[vj]) + e.v[vj]);
         }
         const auto oi = static_cast<std::size_t>((i * heads + h) * dv + col);

@@ -165,7 +165,7 @@ outcome run_case(implementation& impl, const std::string& op, const spec& s, con
 // not rule out. Every value drawn is exact in the dtype (proofs/gate_tolerance.md, "Underflow").
 void put_edge_values(const std::string& op, const spec& s, op_inputs& in, dtype io) {
   const float_format& f = dtype_format(io);
-  const double tiny = subnormal_spacing(io), lowest_normal = std::ldexp(1.0, f.emin);
+  const double tiny = subnormal_spacing(io), smallest_normal = lowest_normal(io);
   const std::int64_t steps = std::int64_t{1} << (f.precision - 1);  // the significand's fraction steps
   op_inputs large = in;  // the large values alone, at scale 1, to measure their growth
   std::fill(large.x.data.begin(), large.x.data.end(), 0.0);
@@ -176,7 +176,7 @@ void put_edge_values(const std::string& op, const spec& s, op_inputs& in, dtype 
     switch (*rc::gen::inRange(0, 4)) {
       case 0: in.x.data[e] = sign * 0.0; break;
       case 1: in.x.data[e] = sign * tiny * static_cast<double>(*rc::gen::inRange<std::int64_t>(1, steps)); break;
-      case 2: in.x.data[e] = sign * *rc::gen::element(tiny, lowest_normal - tiny, lowest_normal); break;
+      case 2: in.x.data[e] = sign * *rc::gen::element(tiny, smallest_normal - tiny, smallest_normal); break;
       default:
         large.x.data[e] = sign * (1 + static_cast<double>(*rc::gen::inRange<std::int64_t>(0, steps)) / static_cast<double>(steps));
         large_at.push_back(e);

@@ -32,8 +32,8 @@ std::optional<std::int64_t> positions_top(const op_inputs& in) {
 // (the gate draws them in a quarter of rotate's cases, checks.cpp).
 bool holds_edge_values(const tensor<double>& x, dtype io) {
   const float_format& f = dtype_format(io);
-  const double lowest_normal = std::ldexp(1.0, f.emin), large = std::ldexp(1.0, f.emax - 4);
-  return std::any_of(x.data.begin(), x.data.end(), [&](double v) { return (v != 0 && std::abs(v) < lowest_normal) || std::abs(v) > large; });
+  const double smallest_normal = lowest_normal(io), large = std::ldexp(1.0, f.emax - 4);
+  return std::any_of(x.data.begin(), x.data.end(), [&](double v) { return (v != 0 && std::abs(v) < smallest_normal) || std::abs(v) > large; });
 }
 
 }  // namespace

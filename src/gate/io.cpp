@@ -57,7 +57,8 @@ std::int64_t io_tensor::elements() const {
   return n;
 }
 
-double subnormal_spacing(dtype t) { return std::ldexp(1.0, dtype_format(t).emin) * 2 * dtype_roundoff(t); }
+double lowest_normal(dtype t) { return std::ldexp(1.0, dtype_format(t).emin); }
+double subnormal_spacing(dtype t) { return lowest_normal(t) * 2 * dtype_roundoff(t); }
 
 double io_tensor::at(std::int64_t e) const {
   const unsigned char* p = bytes.data() + static_cast<std::size_t>(e) * dtype_size(type);

@@ -20,6 +20,8 @@ bool is_real(dtype t);
 // The unit roundoff of a real dtype: 2^-53, 2^-24, 2^-11, 2^-8.
 double dtype_roundoff(dtype t);
 const float_format& dtype_format(dtype t);
+// The smallest normal number of a real dtype: 2^-1022, 2^-126, 2^-14, 2^-126.
+double lowest_normal(dtype t);
 // The spacing of a real dtype's subnormals, its absolute resolution near 0: 2^-1074, 2^-149,
 // 2^-24, 2^-133 (the smallest normal times 2u).
 double subnormal_spacing(dtype t);

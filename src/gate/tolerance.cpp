@@ -113,7 +113,7 @@ void add_rotation_bounds(const error_model& m, const rotary_plan& plan, const op
   // subnormal inputs and results to 0 (DAZ and FTZ: -ffast-math, CUDA's -ftz), moving a pair's
   // output by less than (2 A s + 5) times that format's smallest normal; one that multiplies and
   // adds in the I/O dtype rounds three results there with up to half its subnormal spacing each.
-  const double lowest_normal_w = std::ldexp(1.0, dtype_format(m.working).emin);
+  const double lowest_normal_w = lowest_normal(m.working);
   const double underflow_store = u_store > 0 ? 2 * subnormal_spacing(m.io) : 0;
   // Token t's rows of out.
   const auto bound_token = [&](std::int64_t t) {
