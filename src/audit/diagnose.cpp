@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "audit/candidates.hpp"
+#include "gate/gate_ops.hpp"
 #include "gate/op_io.hpp"
 #include "gate/tolerance.hpp"
 #include "pe/error.hpp"
@@ -16,11 +17,16 @@
 namespace pe::audit {
 namespace {
 
-// The op a diagnosis calls: the first of these the spec has (the one that shows its convention most directly).
+// The op a diagnosis calls: the first the spec has of those the gate probes, the leading op
+// (rotate) ahead of the rest (the one that shows its convention most directly).
 std::string diagnosed_op(const spec& s) {
-  for (const char* op : {"rotate", "encode", "bucket", "bias", "scale"})
-    if (std::find(s.info().ops.begin(), s.info().ops.end(), op) != s.info().ops.end()) return op;
-  throw input_error(fmt::format("diagnose: {} has none of the ops it can diagnose (rotate, encode, bucket, bias, scale)", s.scheme()));
+  const auto& ops = s.info().ops;
+  std::vector<std::string> probed;
+  for (const auto& g : gate::gate_op_table())
+    if (g.probe) probed.insert(g.leads ? probed.begin() : probed.end(), std::string(g.op));
+  for (const auto& op : probed)
+    if (std::find(ops.begin(), ops.end(), op) != ops.end()) return op;
+  throw input_error(fmt::format("diagnose: {} has none of the ops it can diagnose ({})", s.scheme(), fmt::join(probed, ", ")));
 }
 
 // The calls' positions, eight tokens each (so each call weighs the same in the percentile): small,
@@ -41,33 +47,6 @@ std::vector<std::vector<std::int64_t>> position_calls(const spec& s) {
     for (auto& p : c)
       if (limit) p %= *limit;
   return calls;
-}
-
-op_inputs call_inputs(const spec& s, const std::string& op, const std::vector<std::int64_t>& pos, std::mt19937_64& draw, gate::dtype io,
-                      std::int64_t reach) {
-  op_inputs in;
-  const auto uniform = [&] { return round_to_format(std::ldexp(static_cast<double>(draw() >> 11), -52) - 1, gate::dtype_format(io)); };
-  if (op == "bias") {
-    in.qpos = {0, 5, 100, 1000, 5000, 20000};
-    in.kpos = {0, 1, 2, 50, 300, 1200, 4000, 30000};
-    for (auto& p : in.qpos) p = std::min(p + pos[0], reach);
-    for (auto& p : in.kpos) p = std::min(p + pos[1], reach);
-    return in;
-  }
-  if (op == "bucket") {
-    for (const auto p : pos) in.rel.push_back(p), in.rel.push_back(-p);
-    return in;
-  }
-  const std::int64_t axes = position_axes(s);
-  in.pos_axes = axes;
-  for (const auto p : pos) in.pos.insert(in.pos.end(), static_cast<std::size_t>(axes), std::min(p, reach));
-  if (op == "rotate") {
-    const std::int64_t heads = 3, dim = rotation_plan_of(s, std::nullopt).dim;
-    in.x = tensor<double>({static_cast<std::int64_t>(pos.size()), heads, dim});
-    for (auto& v : in.x.data) v = uniform();
-    if (rotates_by_role(s)) in.role = 0;
-  }
-  return in;
 }
 
 // The p-th quantile (0..1) of v (v is reordered).
@@ -98,7 +77,7 @@ diagnosis diagnose(const diagnose_request& q, gate::implementation& impl) {
   std::mt19937_64 draw(q.seed);
   const std::int64_t reach = gate::drawn_position_limit(s, model, std::int64_t{1} << 40);
   for (const auto& pos : position_calls(s)) {
-    const op_inputs in = call_inputs(s, d.op, pos, draw, io, reach);
+    const op_inputs in = gate::gate_op_of(d.op).probe(s, pos, draw, io, reach);
     const auto got = impl.run(d.op, s.text(), gate::io_inputs(d.op, s, in, io), gate::output_templates(d.op, s, in, io));
     ++d.calls;
     if (got.status != gate::call_status::ok) {

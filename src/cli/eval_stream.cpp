@@ -35,9 +35,7 @@ std::size_t bytes_per_value(unsigned bits) { return bits / 2 + 64; }
 
 // Whether output `name` of op holds integers (bucket): printed as exact integers, never as reals.
 bool integer_output(std::string_view op, const pe::spec& s, std::string_view name) {
-  for (const auto* t : pe::outputs_of(op, s))
-    if (t->name == name) return t->kind == pe::element_kind::integer;
-  return false;
+  return pe::output_kind(op, s, name) == pe::element_kind::integer;
 }
 
 value_block block_of(pe::tensor<double>&& t, bool) { return {std::move(t.data), {}}; }
@@ -49,38 +47,14 @@ value_block block_of(pe::tensor<pe::mp_real>&& t, bool integers) {
   return b;
 }
 
-// Token t's label: its position, or its position row joined by ','.
-void append_token(std::string& out, const pe::op_inputs& in, std::int64_t t) {
-  const auto row = in.pos.begin() + t * in.pos_axes;
-  fmt::format_to(std::back_inserter(out), "{}", fmt::join(row, row + in.pos_axes, ","));
-}
-
-// The printers' view of output `name` of shape `shape`: its row title and row labels.
+// The printers' view of output `name` of shape `shape`: its row title and row labels (the op's).
 output_head head_of(const eval_call& c, const std::string& name, const std::vector<std::int64_t>& shape) {
   output_head h{name, shape, "", {}};
-  const pe::op_inputs& in = c.in;
-  if (c.op == "encode") {
-    h.row_title = "pos";
-    h.append_label = [&in](std::string& out, std::int64_t r) { append_token(out, in, r); };
-  } else if (c.op == "rotate") {
-    h.row_title = "pos/head";
-    const std::int64_t heads = in.x.shape.at(1);
-    h.append_label = [&in, heads](std::string& out, std::int64_t r) {
-      append_token(out, in, r / heads);
-      fmt::format_to(std::back_inserter(out), "/{}", r % heads);
-    };
-  } else if (c.op == "matrix") {
-    h.row_title = "row";
-  } else if (c.op == "attend") {
-    h.row_title = "query/head";
-    const std::int64_t heads = shape.at(1);
-    h.append_label = [heads](std::string& out, std::int64_t r) { fmt::format_to(std::back_inserter(out), "{}/{}", r / heads, r % heads); };
-  } else if (c.op == "bias") {
-    h.row_title = "head/q";
-    const auto queries = static_cast<std::int64_t>(in.qpos.size());
-    h.append_label = [&in, queries](std::string& out, std::int64_t r) {
-      fmt::format_to(std::back_inserter(out), "{}/{}", r / queries, in.qpos[static_cast<std::size_t>(r % queries)]);
-    };
+  const pe::op_schema* o = pe::find_op_schema(c.op);
+  if (!o) return h;
+  h.row_title = o->rows.title;
+  if (o->rows.append) {
+    h.append_label = [&in = c.in, shape, &append = o->rows.append](std::string& out, std::int64_t r) { append(out, in, shape, r); };
   }
   return h;
 }

@@ -12,6 +12,7 @@
 
 #include "gate/call_policy.hpp"
 #include "gate/coverage.hpp"
+#include "gate/gate_ops.hpp"
 #include "gate/op_io.hpp"
 #include "golden/golden_file.hpp"
 #include "golden/manifest.hpp"
@@ -50,18 +51,19 @@ void hold_to_coverage(check_result& r) {
 
 namespace {
 
-// The ops the gate exercises for a scheme, the main one first: every op the scheme lists but
-// matrix (the laws' view of rotate) and those its descriptor names as gate gaps, with rotate
-// ahead of inv_freq for rotary schemes.
+// The ops the gate exercises for a scheme, the leading one first: every op the scheme lists but
+// the reference-only ones (matrix, the laws' view of rotate) and those its descriptor names as
+// gate gaps, with the leading op (rotate) ahead of the rest.
 std::vector<std::string> ops_for(const spec& s) {
   const auto& gaps = behaviour_of(s).gate_gaps;
   std::vector<std::string> out;
   for (const auto& op : s.info().ops) {
     const bool gap = std::any_of(gaps.begin(), gaps.end(), [&](const auto& g) { return g.first == op; });
-    if (op != "matrix" && !gap) out.push_back(op);
+    const op_schema* schema = find_op_schema(op);
+    if (schema && !schema->reference_only && !gap) out.push_back(op);
   }
-  const auto rotate = std::find(out.begin(), out.end(), "rotate");
-  if (rotate != out.end()) std::rotate(out.begin(), rotate, rotate + 1);
+  const auto leading = std::find_if(out.begin(), out.end(), [](const std::string& op) { return gate_op_of(op).leads; });
+  if (leading != out.end()) std::rotate(out.begin(), leading, leading + 1);
   return out;
 }
 std::string main_op(const spec& s) {
@@ -69,20 +71,16 @@ std::string main_op(const spec& s) {
   return ops.empty() ? "" : ops.front();
 }
 
-// The op's real inputs rounded to the I/O dtype, as the implementation will see them.
-op_inputs rounded_inputs(const std::string& op, op_inputs in, dtype d) {
-  if (op == "rotate") in.x = rounded(in.x, d);
-  if (op == "attend")
-    for (auto* t : {&in.attend.q, &in.attend.k, &in.attend.v, &in.attend.x, &in.attend.wq, &in.attend.wk, &in.attend.wv})
-      if (!t->data.empty()) *t = rounded(*t, d);
+// The op's real inputs on s (its schema's) rounded to the I/O dtype, as the implementation will see them.
+op_inputs rounded_inputs(const std::string& op, const spec& s, op_inputs in, dtype d) {
+  for (const tensor_schema* t : inputs_of(op, s, false)) {
+    if (t->kind != element_kind::real) continue;
+    const input_field field = t->field(in);
+    if (auto* const* real = std::get_if<tensor<double>*>(&field)) {
+      if (!(*real)->data.empty()) **real = rounded(**real, d);
+    }
+  }
   return in;
-}
-
-// Positions of a table-backed encoding (learned: max_len rows, normalized: length) folded into it.
-void keep_within_table(const spec& s, std::vector<std::int64_t>& pos) {
-  const auto limit = position_limit(s);
-  if (!limit) return;
-  for (auto& p : pos) p %= *limit;
 }
 
 // One case's outcome.
@@ -96,7 +94,7 @@ struct outcome {
 
 outcome run_case(implementation& impl, const std::string& op, const spec& s, const op_inputs& drawn, const error_model& m) {
   outcome r;
-  const op_inputs in = rounded_inputs(op, drawn, m.io);
+  const op_inputs in = rounded_inputs(op, s, drawn, m.io);
   // The implementation first: the exact reference (MPFR) is the expensive part, and an
   // unsupported or failed call does not need it.
   const call_result got = impl.run(op, s.text(), io_inputs(op, s, in, m.io), output_templates(op, s, in, m.io));
@@ -119,8 +117,9 @@ outcome run_case(implementation& impl, const std::string& op, const spec& s, con
     exact_d.push_back({e.name, std::move(t)});
   }
   const auto bounds = output_bounds(m, op, s, in, exact_d);
-  const float_format& fmt = op == "bucket" ? binary64 : dtype_format(m.io);
   for (std::size_t o = 0; o < exact.size(); ++o) {
+    // Integer outputs (bucket) come back as int64: exact in binary64.
+    const float_format& fmt = output_kind(op, s, exact[o].name) == element_kind::real ? dtype_format(m.io) : binary64;
     // Errors in ulps of the output's scale (its largest exact value): a rotation can cancel an
     // element far below its inputs, where ulps at the element itself mean nothing.
     double scale = 0;
@@ -157,136 +156,18 @@ outcome run_case(implementation& impl, const std::string& op, const spec& s, con
   return r;
 }
 
-// Values at the edges of the I/O dtype in about half of rotate's x: signed zeros, subnormals (the
-// smallest, the largest, others), the smallest normal, and large magnitudes 2^k (1 + f) with 2^k the
-// largest power of two up to 2^(emax - 2) at which every exact output stays within 2^emax, half the
-// dtype's largest: a spec's attention factor or xPos's scale grows a pair, and past that a correct
-// kernel may overflow in between (a product, a factor applied before the turn), which the spec does
-// not rule out. Every value drawn is exact in the dtype (proofs/gate_tolerance.md, "Underflow").
-void put_edge_values(const std::string& op, const spec& s, op_inputs& in, dtype io) {
-  const float_format& f = dtype_format(io);
-  const double tiny = subnormal_spacing(io), smallest_normal = lowest_normal(io);
-  const std::int64_t steps = std::int64_t{1} << (f.precision - 1);  // the significand's fraction steps
-  op_inputs large = in;  // the large values alone, at scale 1, to measure their growth
-  std::fill(large.x.data.begin(), large.x.data.end(), 0.0);
-  std::vector<std::size_t> large_at;
-  for (std::size_t e = 0; e < in.x.data.size(); ++e) {
-    if (!*rc::gen::arbitrary<bool>()) continue;
-    const double sign = *rc::gen::element(1.0, -1.0);
-    switch (*rc::gen::inRange(0, 4)) {
-      case 0: in.x.data[e] = sign * 0.0; break;
-      case 1: in.x.data[e] = sign * tiny * static_cast<double>(*rc::gen::inRange<std::int64_t>(1, steps)); break;
-      case 2: in.x.data[e] = sign * *rc::gen::element(tiny, smallest_normal - tiny, smallest_normal); break;
-      default:
-        large.x.data[e] = sign * (1 + static_cast<double>(*rc::gen::inRange<std::int64_t>(0, steps)) / static_cast<double>(steps));
-        large_at.push_back(e);
-    }
-  }
-  if (large_at.empty()) return;
-  // The rotation is linear in x: the large values' outputs grow with their scale.
-  double growth = 0;
-  for (const auto& y : run_op<double>(op, s, large))
-    for (const double v : y.value.data) growth = std::max(growth, std::abs(v));
-  int k = f.emax - 2;
-  if (growth > 0) k = std::min(k, static_cast<int>(std::floor(std::log2(std::ldexp(1.0, f.emax) / growth))));
-  for (const auto e : large_at) in.x.data[e] = std::ldexp(large.x.data[e], k);
-}
-
-// The drawn inputs of one conformance case for op on spec s, its real values for the I/O dtype io.
-op_inputs draw_inputs(const std::string& op, const spec& s, std::int64_t max_pos, dtype io) {
-  op_inputs in;
-  in.pos_axes = position_axes(s);
-  const auto tokens = *rc::gen::inRange<std::int64_t>(1, 9);
-  if (op == "rotate" || op == "encode" || op == "scale") {
-    for (std::int64_t e = 0; e < tokens * in.pos_axes; ++e) in.pos.push_back(*props::gen_position(max_pos));
-    RC_CLASSIFY(*std::max_element(in.pos.begin(), in.pos.end()) >= (std::int64_t{1} << 24), "p>=2^24");
-  }
-  if (op == "rotate" || op == "scale") {
-    // A third of the cases put one token on a position where the scheme changes behaviour (a
-    // call length at original_max +- 1, a band edge, a ramp end, a temperature block's first
-    // position), the others at or below it, so that a switch taken one token early (>= for >) shows.
-    std::vector<std::int64_t> edges;
-    for (const auto p : boundary_positions(s))
-      if (p <= max_pos) edges.push_back(p);
-    if (!edges.empty() && *rc::gen::inRange(0, 3) == 0) {
-      const auto edge = *rc::gen::elementOf(edges);
-      for (auto& p : in.pos) p = std::min(p, edge);
-      in.pos[*rc::gen::inRange<std::size_t>(0, in.pos.size())] = edge;
-      RC_CLASSIFY(true, "boundary position");
-    }
-  }
-  if (op == "encode") keep_within_table(s, in.pos);
-  if (op == "rotate") {
-    // Mostly 1-4 heads; one case in eight 5-17, past a group of 8 heads and into the next, as
-    // kernels that turn several heads per thread (pecheck's own: 8) see them.
-    const auto heads = *rc::gen::weightedOneOf<std::int64_t>({{7, rc::gen::inRange<std::int64_t>(1, 5)}, {1, rc::gen::inRange<std::int64_t>(5, 18)}});
-    const std::int64_t dim = *head_dim(s);
-    in.x = tensor<double>({tokens, heads, dim});
-    in.x.data = *props::gen_vector(tokens * heads * dim);
-    if (rotates_by_role(s)) in.role = *rc::gen::inRange(0, 2);  // xPos: query 0 or key 1
-    const bool edges = *rc::gen::inRange(0, 4) == 0;
-    if (edges) put_edge_values(op, s, in, io);
-    RC_CLASSIFY(edges, "values at the dtype's edges");
-  }
-  if (op == "bias") {
-    for (std::int64_t t = 0; t < tokens; ++t) in.qpos.push_back(*props::gen_position(max_pos));
-    const auto keys = *rc::gen::inRange<std::int64_t>(1, 9);
-    for (std::int64_t t = 0; t < keys; ++t) in.kpos.push_back(*props::gen_position(max_pos));
-  }
-  if (op == "bucket") {
-    for (std::int64_t t = 0; t < tokens; ++t) in.rel.push_back(*props::gen_position(max_pos) * *rc::gen::element<std::int64_t>(1, -1));
-  }
-  if (op == "attend") {
-    // Shapes, heads and values as the laws draw them; positions up to max_pos. A causal query
-    // needs a key at or before it: keys then sit at the queries' positions.
-    // A decoder-only spec (alibi(causal=true)) takes the causal mask only.
-    const bool causal = needs_causal_mask(s) || *rc::gen::arbitrary<bool>();
-    in.attend = props::draw_attend(s, tokens, causal);
-    auto& a = in.attend;
-    // Half the cases keep every position <= 2^12: at large positions a binary32 kernel's angle
-    // errors make the scores unresolvable and only the values' hull bounds the output
-    // (proofs/gate_tolerance.md, attend), so those cases say little.
-    const bool near = *rc::gen::arbitrary<bool>();
-    const std::int64_t top = near ? std::min<std::int64_t>(max_pos, 4096) : max_pos;
-    RC_CLASSIFY(near, "positions<=2^12");
-    a.qpos.clear();
-    for (std::int64_t e = 0; e < tokens * in.pos_axes; ++e) a.qpos.push_back(*props::gen_position(top));
-    keep_within_table(s, a.qpos);
-    if (!is_absolute(s)) {
-      a.kpos = a.qpos;
-      if (!causal)
-        for (auto& p : a.kpos) p = *props::gen_position(top);
-    }
-    // Queries, keys and weights scaled (by powers of two, exactly) to |values| <= 1, as trained
-    // models keep them: scores of a few units, where binary32 can still resolve the softmax.
-    // gen_vector's 2^8 magnitudes would give scores near 10^5, where only the values' hull
-    // bounds a correct kernel's output.
-    for (auto* t : {&a.q, &a.k, &a.x, &a.wq, &a.wk}) {
-      double top_value = 0;
-      for (const double v : t->data) top_value = std::max(top_value, std::abs(v));
-      if (top_value > 1)
-        for (auto& v : t->data) v = std::ldexp(v, -std::ilogb(top_value) - 1);
-    }
-    RC_CLASSIFY(causal, "causal");
-  }
-  return in;
-}
-
-}  // namespace
-
-namespace {
-
 // Conformance of one op: RapidCheck cases (inv_freq has no inputs: one case) against the exact reference.
 check_result conformance_of(implementation& impl, const gate_options& o, const spec& s, const std::string& op) {
   check_result r{"conformance." + op, o.spec};
   r.reproduce = fmt::format("{} --spec {} --seed {} --cases {}", o.reproduce_prefix, props::shell_quote(o.spec), o.seed, o.cases);
-  if ((op == "inv_freq" || op == "attend") && reads_call_length(s)) {
+  if (const auto unfixed = gate_op_of(op).unfixed_length; !unfixed.empty() && reads_call_length(s)) {
     r.result = verdict::skipped;
     r.detail = fmt::format("the spec's frequencies read the call's length (no seq_len in its scaling), which {} does not fix; pin seq_len to check it",
-                           op == "inv_freq" ? "inv_freq, with no positions," : "attend, rotating queries and keys of different lengths,");
+                           unfixed);
     return r;
   }
-  const int cases = op == "inv_freq" ? 1 : o.cases;
+  // An op without call inputs (inv_freq) has one case: every draw is the same.
+  const int cases = inputs_of(op, s, false).empty() ? 1 : o.cases;
   int tried = 0;  // cases drawn so far, shrinking included (progress only)
   int answered = 0;
   outcome worst;
@@ -295,7 +176,7 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
   const auto result = props::run_rapidcheck({cases, o.seed}, [&] {
     calls.before_call();
     if (o.progress) o.progress(r.check, ++tried, cases);
-    const op_inputs in = draw_inputs(op, s, o.max_pos, o.model.io);
+    const op_inputs in = gate_op_of(op).draw(s, o.max_pos, o.model.io);
     reached.drawn(in);
     const outcome c = run_case(impl, op, s, in, o.model);
     calls.answered(c.status, fmt::format("{}: {}", status_name(c.status), c.message), c.process_replaced);
@@ -484,7 +365,7 @@ check_result check_determinism(implementation& impl, const gate_options& o) {
   call_policy calls(cases);  // patience: as many unsupported answers as there are cases
   const auto result = props::run_rapidcheck({cases, o.seed}, [&] {
     calls.before_call();
-    const op_inputs in = rounded_inputs(op, draw_inputs(op, s, o.max_pos, o.model.io), o.model.io);
+    const op_inputs in = rounded_inputs(op, s, gate_op_of(op).draw(s, o.max_pos, o.model.io), o.model.io);
     reached.drawn(in);
     const auto templates = output_templates(op, s, in, o.model.io);
     const auto inputs = io_inputs(op, s, in, o.model.io);

@@ -13,6 +13,7 @@
 #include <rapidcheck.h>
 
 #include "pe/error.hpp"
+#include "pe/op_schema.hpp"
 #include "properties/property.hpp"
 #include "properties/runner.hpp"
 
@@ -49,7 +50,7 @@ class implementation_backend final : public props::backend<double> {
     // The attention factor and the frequencies are constants of the spec that pecheck knows:
     // laws read them from the binary64 reference (norm preservation needs A, not the kernel's
     // own report of it), so an implementation that offers rotate alone is judged all the same.
-    if (op == "inv_freq") return run_op<double>(op, s, in);
+    if (is_spec_constant(op)) return run_op<double>(op, s, in);
     calls_.before_call();
     reached_.drawn(in);
     const auto got = impl_.run(std::string(op), s.text(), io_inputs(op, s, in, model_.io), output_templates(op, s, in, model_.io));
@@ -82,7 +83,7 @@ class implementation_backend final : public props::backend<double> {
   // |y - y exact| <= B, |y exact| <= (|y| + R) / (1 - k), so B <= (k |y| + R) / (1 - k).
   std::vector<double> output_error(std::string_view op, const spec& s, const op_inputs& in, std::string_view name,
                                    const tensor<double>& value) const override {
-    if (op == "inv_freq") return std::vector<double>(value.data.size(), 0.0);  // the reference's own (see run)
+    if (is_spec_constant(op)) return std::vector<double>(value.data.size(), 0.0);  // the reference's own (see run)
     auto at_output = output_bounds(model_, op, s, in, {{std::string(name), value}}).at(0);
     const double k = dtype_roundoff(model_.io) + model_.angle_coefficient * dtype_roundoff(model_.working);
     for (auto& b : at_output) b /= 1 - k;

@@ -1,11 +1,13 @@
 // The gate's error model (see tolerance.hpp and proofs/gate_tolerance.md).
 #include "gate/tolerance.hpp"
 
+#include "gate/gate_ops.hpp"
 #include <cmath>
 #include <cstdlib>
 
 #include <fmt/format.h>
 
+#include "gate/gate_ops.hpp"
 #include "pe/error.hpp"
 #include "pe/parallel.hpp"
 #include "pe/scheme.hpp"
@@ -198,10 +200,70 @@ std::int64_t drawn_position_limit(const spec& s, const error_model& m, std::int6
   return std::min(max_pos, plan.magnitude->positions_within(emax / 2));
 }
 
+namespace bounds {
+
+// A few working-precision operations per value (frequencies, slopes times distances, table
+// lookups): C u_w relative.
+void relative(const error_model& m, const spec&, const op_inputs&, const std::vector<named_tensor<double>>& exact,
+              std::vector<std::vector<double>>& out) {
+  const double c = m.angle_coefficient, u_w = dtype_roundoff(m.working);
+  for (std::size_t o = 0; o < out.size(); ++o)
+    for (std::size_t k = 0; k < out[o].size(); ++k) out[o][k] += c * u_w * std::abs(exact[o].value.data[k]);
+}
+
+void encode(const error_model& m, const spec& s, const op_inputs& in, const std::vector<named_tensor<double>>& exact,
+            std::vector<std::vector<double>>& out) {
+  const auto& b = behaviour_of(s);
+  const auto phases = b.phases ? b.phases(s) : std::nullopt;
+  if (!phases) return relative(m, s, in, exact, out);
+  // Each value is sin or cos of an angle with RoPE's angle error; the function adds u_w.
+  const double u_w = dtype_roundoff(m.working);
+  const auto width = phases->pair_of_component.size();
+  std::vector<pair_error> errors;
+  for (const int i : phases->pair_of_component) {
+    while (errors.size() <= static_cast<std::size_t>(i)) errors.push_back(error_of_pair(m, phases->freq, static_cast<int>(errors.size())));
+  }
+  for (std::size_t t = 0; t < in.pos.size(); ++t)
+    for (std::size_t j = 0; j < width; ++j) {
+      out[0][t * width + j] += angle_error_at(errors[static_cast<std::size_t>(phases->pair_of_component[j])], in.pos[t], u_w) + 2 * u_w;
+    }
+}
+
+void inv_freq(const error_model& m, const spec& s, const op_inputs&, const std::vector<named_tensor<double>>& exact,
+              std::vector<std::vector<double>>& out) {
+  // The frequencies are the angle's step 2 and 3 on their own; the attention factor (1, YaRN's
+  // 0.1 ln s + 1, LongRoPE's square root) is a few operations: C u_w.
+  const double c = m.angle_coefficient, u_w = dtype_roundoff(m.working);
+  const std::vector<pair_error> errors = errors_of_plan(m, rotation_plan_of(s, std::nullopt));
+  for (std::size_t o = 0; o < out.size(); ++o)
+    for (std::size_t k = 0; k < out[o].size(); ++k) {
+      if (exact[o].name == "inv_freq") out[o][k] += angle_error(errors[k], u_w, std::abs(exact[o].value.data[k]), 1);
+      else out[o][k] += c * u_w * std::abs(exact[o].value.data[k]);
+    }
+}
+
+void rotate(const error_model& m, const spec& s, const op_inputs& in, const std::vector<named_tensor<double>>&,
+            std::vector<std::vector<double>>& out) {
+  add_rotation_bounds(m, rotation_plan_of(s, call_seq_len(in.pos)), in, out[0]);
+}
+
+void bias(const error_model& m, const spec& s, const op_inputs& in, const std::vector<named_tensor<double>>& exact,
+          std::vector<std::vector<double>>& out) {
+  add_bias_kernel_errors(s, in.qpos, in.kpos, exact[0].value.data, dtype_roundoff(m.working), out[0]);
+  relative(m, s, in, exact, out);
+}
+
+// attend's own model (attend_tolerance.cpp) holds the output's rounding too: it replaces `out`.
+void attend(const error_model& m, const spec& s, const op_inputs& in, const std::vector<named_tensor<double>>& exact,
+            std::vector<std::vector<double>>& out) {
+  out = {attend_bounds(m, s, in, exact.at(0).value)};
+}
+
+}  // namespace bounds
+
 std::vector<std::vector<double>> output_bounds(const error_model& m, std::string_view op, const spec& s, const op_inputs& in,
                                                const std::vector<named_tensor<double>>& exact) {
-  const double u_io = dtype_roundoff(m.io), u_w = dtype_roundoff(m.working);
-  const double c = m.angle_coefficient;
+  const double u_io = dtype_roundoff(m.io);
   // Below the smallest normal of the I/O dtype its spacing is absolute: one spacing, so that an
   // output that should be 0 or subnormal may be off by one step of the dtype.
   const double tiny = subnormal_spacing(m.io);
@@ -213,42 +275,7 @@ std::vector<std::vector<double>> output_bounds(const error_model& m, std::string
     });
     out.push_back(std::move(b));
   }
-  if (op == "attend") return {attend_bounds(m, s, in, exact.at(0).value)};
-  const auto& b = behaviour_of(s);
-  if (op == "rotate" && b.rotation_plan) {
-    add_rotation_bounds(m, rotation_plan_of(s, call_seq_len(in.pos)), in, out[0]);
-    return out;
-  }
-  const auto phases = op == "encode" && b.phases ? b.phases(s) : std::nullopt;
-  if (phases) {
-    // Each value is sin or cos of an angle with RoPE's angle error; the function adds u_w.
-    const auto width = phases->pair_of_component.size();
-    std::vector<pair_error> errors;
-    for (const int i : phases->pair_of_component) {
-      while (errors.size() <= static_cast<std::size_t>(i)) errors.push_back(error_of_pair(m, phases->freq, static_cast<int>(errors.size())));
-    }
-    for (std::size_t t = 0; t < in.pos.size(); ++t)
-      for (std::size_t j = 0; j < width; ++j) {
-        out[0][t * width + j] += angle_error_at(errors[static_cast<std::size_t>(phases->pair_of_component[j])], in.pos[t], u_w) + 2 * u_w;
-      }
-    return out;
-  }
-  if (op == "inv_freq" && b.rotation_plan) {
-    // The frequencies are the angle's step 2 and 3 on their own; the attention factor (1, YaRN's
-    // 0.1 ln s + 1, LongRoPE's square root) is a few operations: C u_w.
-    const std::vector<pair_error> errors = errors_of_plan(m, rotation_plan_of(s, std::nullopt));
-    for (std::size_t o = 0; o < out.size(); ++o)
-      for (std::size_t k = 0; k < out[o].size(); ++k) {
-        if (exact[o].name == "inv_freq") out[o][k] += angle_error(errors[k], u_w, std::abs(exact[o].value.data[k]), 1);
-        else out[o][k] += c * u_w * std::abs(exact[o].value.data[k]);
-      }
-    return out;
-  }
-  if (op == "bias") add_bias_kernel_errors(s, in.qpos, in.kpos, exact[0].value.data, u_w, out[0]);
-  // Everything else is a few working-precision operations per value (frequencies, slopes times
-  // distances, table lookups): C u_w relative.
-  for (std::size_t o = 0; o < out.size(); ++o)
-    for (std::size_t k = 0; k < out[o].size(); ++k) out[o][k] += c * u_w * std::abs(exact[o].value.data[k]);
+  gate_op_of(op).bounds(m, s, in, exact, out);
   return out;
 }
 

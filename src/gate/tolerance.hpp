@@ -43,6 +43,14 @@ void add_bias_kernel_errors(const spec& s, const std::vector<std::int64_t>& qpos
 // fp16), which leaves room for inputs up to 2^8 and the scores' products.
 std::int64_t drawn_position_limit(const spec& s, const error_model& m, std::int64_t max_pos);
 
+// Each op's bound (its gate_ops entry): adds the kernel's error past each output's own rounding,
+// which `out` holds on entry, for inputs `in` (already rounded to the I/O dtype) and the exact outputs.
+using bound_signature = void(const error_model& m, const spec& s, const op_inputs& in, const std::vector<named_tensor<double>>& exact,
+                             std::vector<std::vector<double>>& out);
+namespace bounds {
+bound_signature relative, encode, inv_freq, rotate, bias, attend;
+}  // namespace bounds
+
 // attend's bound per element of out [T, H, Dv] (attend_tolerance.cpp), for the schemes whose
 // scores it models: none, the RoPE family, ALiBi, T5 and the absolute encodings but learned.
 std::vector<double> attend_bounds(const error_model& m, const spec& s, const op_inputs& in, const tensor<double>& exact);

@@ -1,9 +1,12 @@
 // The golden case definitions (see case_sets.hpp). Each set says which model or seed it mirrors.
 #include "golden/case_sets.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "pe/attention.hpp"
+#include "pe/op_schema.hpp"
 #include "pe/schemes/absolute.hpp"
 #include "pe/schemes/rope_nd.hpp"
 
@@ -30,10 +33,15 @@ op_inputs positions(std::vector<std::int64_t> pos, std::int64_t axes = 1) {
 // One case per hard position (rows of `axes` equal columns unless `row` builds them).
 std::vector<case_def> per_position(const std::string& op, std::int64_t dim, std::int64_t heads, std::uint64_t seed,
                                    const std::vector<std::vector<std::int64_t>>& rows) {
+  // An op that takes x [T, H, D] (its schema says) gets one token of random x at each position.
+  const op_schema* o = find_op_schema(op);
+  const bool takes_x = o && std::any_of(o->tensors.begin(), o->tensors.end(), [](const tensor_schema& t) {
+    return t.role == tensor_role::input && t.name == "x" && t.shape.dims == std::vector<std::string_view>{"T", "H", "D"};
+  });
   std::vector<case_def> out;
   for (size_t r = 0; r < rows.size(); ++r) {
     op_inputs in = positions(rows[r], static_cast<std::int64_t>(rows[r].size()));
-    if (op == "rotate") in.x = gaussian({1, heads, dim}, seed + r);
+    if (takes_x) in.x = gaussian({1, heads, dim}, seed + r);
     std::string id = fmt::format("p{}", fmt::join(rows[r], "_"));
     out.push_back({std::move(id), std::move(in)});
   }

@@ -1,14 +1,13 @@
 // Running a split-by-token op on a range of tokens (see op_chunks.hpp).
 #include "pe/op_chunks.hpp"
 
-#include <algorithm>
-#include <array>
+#include "pe/op_schema.hpp"
 
 namespace pe {
 
 bool splits_by_token(std::string_view op) {
-  static constexpr std::array<std::string_view, 2> per_token{"encode", "rotate"};
-  return std::find(per_token.begin(), per_token.end(), op) != per_token.end();
+  const op_schema* o = find_op_schema(op);
+  return o && o->splits_by_token;
 }
 
 std::int64_t token_count(const op_inputs& in) {
@@ -30,16 +29,5 @@ op_inputs token_range(const op_inputs& in, std::int64_t first, std::int64_t coun
   }
   return out;
 }
-
-template <class T>
-std::vector<named_tensor<T>> run_op_tokens(std::string_view op, const spec& s, const op_inputs& part, std::int64_t seq_len) {
-  // rotary_op's rotate with the whole call's length; everything else run_op checks (the op is the
-  // scheme's; rotate_pairs checks the positions' columns against x) holds for a part as for the call.
-  if (op == "rotate") return {{"y", rotate_pairs<T>(rotation_plan_of(s, seq_len), part.x, part.pos, role_of(part))}};
-  return run_op<T>(op, s, part);
-}
-
-template std::vector<named_tensor<double>> run_op_tokens<double>(std::string_view, const spec&, const op_inputs&, std::int64_t);
-template std::vector<named_tensor<mp_real>> run_op_tokens<mp_real>(std::string_view, const spec&, const op_inputs&, std::int64_t);
 
 }  // namespace pe

@@ -2,9 +2,11 @@
 #include "pe/op_schema.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include <fmt/format.h>
 
+#include "pe/op_reference.hpp"
 #include "pe/scheme.hpp"
 
 namespace pe {
@@ -43,35 +45,93 @@ tensor_schema bias_table() {
           .constant = [](const spec& s) { return behaviour_of(s).bias_table(s); }};
 }
 
+// A scheme serves the op only with this hook of its descriptor.
+template <class Hook>
+hook_check needs(Hook scheme_behaviour::*hook, std::string_view op, std::string_view hook_name) {
+  return [=](const scheme_behaviour& b) { return b.*hook ? std::string() : fmt::format("op '{}' needs {} hook", op, hook_name); };
+}
+
+// Token t's label: its position, or its position row joined by ','.
+void append_token(std::string& out, const op_inputs& in, std::int64_t t) {
+  const auto row = in.pos.begin() + t * in.pos_axes;
+  fmt::format_to(std::back_inserter(out), "{}", fmt::join(row, row + in.pos_axes, ","));
+}
+
+// The rows of [T, H, ...] by token and head, each token labelled by `token`.
+row_labels by_token_and_head(std::string_view title, void (*token)(std::string&, const op_inputs&, std::int64_t), std::size_t heads_axis,
+                             bool heads_of_x) {
+  return {title, [=](std::string& out, const op_inputs& in, const std::vector<std::int64_t>& shape, std::int64_t r) {
+            const std::int64_t heads = heads_of_x ? in.x.shape.at(heads_axis) : shape.at(heads_axis);
+            token(out, in, r / heads);
+            fmt::format_to(std::back_inserter(out), "/{}", r % heads);
+          }};
+}
+
 // The op_inputs field an input reads and writes.
 #define PE_FIELD(member) [](op_inputs& in) -> input_field { return &in.member; }
 
 std::vector<op_schema> build() {
   const auto abs = scheme_filter::absolute, qkv = scheme_filter::not_absolute;
+  const auto plan = &scheme_behaviour::rotation_plan;
+  namespace run = reference_runs;
   return {
-      {"encode", {position_rows("pos", "T", PE_FIELD(pos)), output("pe", k::real, {"T", "dim"})}},
-      {"inv_freq", {output("inv_freq", k::real, {"pairs"}), output("attention_factor", k::real, {})}},
-      {"rotate",
-       {input("x", k::real, {"T", "H", "D"}, PE_FIELD(x)), position_rows("pos", "T", PE_FIELD(pos)),
-        for_schemes(scheme_filter::role, input("role", k::integer, {}, PE_FIELD(role))), output("y", k::real, {"T", "H", "D"})},
-       {{"x", "pos", "token counts"}}},
-      {"matrix", {position_rows("pos", "1", PE_FIELD(pos)), output("R", k::real, {"D", "D"})}, {}, true},
-      {"scale", {position_rows("pos", "T", PE_FIELD(pos)), output("scale", k::real, {"T"})}},
-      {"bucket", {input("rel", k::integer, {"N"}, PE_FIELD(rel)), output("bucket", k::integer, {"N"})}},
-      {"bias",
-       {input("qpos", k::integer, {"T"}, PE_FIELD(qpos)), input("kpos", k::integer, {"S"}, PE_FIELD(kpos)), bias_table(),
-        output("bias", k::real, {"H", "T", "S"})}},
-      {"attend",
-       {for_schemes(qkv, input("q", k::real, {"T", "H", "D"}, PE_FIELD(attend.q))),
-        for_schemes(qkv, input("k", k::real, {"S", "H", "D"}, PE_FIELD(attend.k))),
-        for_schemes(qkv, input("v", k::real, {"S", "H", "Dv"}, PE_FIELD(attend.v))),
-        for_schemes(abs, input("x", k::real, {"T", "d_model"}, PE_FIELD(attend.x))),
-        for_schemes(abs, input("wq", k::real, {"d_model", "H D"}, PE_FIELD(attend.wq))),
-        for_schemes(abs, input("wk", k::real, {"d_model", "H D"}, PE_FIELD(attend.wk))),
-        for_schemes(abs, input("wv", k::real, {"d_model", "H Dv"}, PE_FIELD(attend.wv))),
-        for_schemes(abs, value_is("H", input("heads", k::integer, {}, PE_FIELD(attend.heads)))),
-        optional(position_rows("qpos", "T", PE_FIELD(attend.qpos))), optional(position_rows("kpos", "S", PE_FIELD(attend.kpos))),
-        input("causal", k::flag, {}, PE_FIELD(attend.causal)), bias_table(), output("out", k::real, {"T", "H", "Dv"})}},
+      {.op = "encode",
+       .tensors = {position_rows("pos", "T", PE_FIELD(pos)), output("pe", k::real, {"T", "dim"})},
+       .splits_by_token = true,
+       .needs = needs(&scheme_behaviour::encode, "encode", "an encode"),
+       .run = run::encode(),
+       .rows = {"pos", [](std::string& out, const op_inputs& in, const std::vector<std::int64_t>&, std::int64_t r) { append_token(out, in, r); }}},
+      {.op = "inv_freq",
+       .tensors = {output("inv_freq", k::real, {"pairs"}), output("attention_factor", k::real, {})},
+       .spec_constant = true,
+       .needs = needs(plan, "inv_freq", "a rotation_plan"),
+       .run = run::inv_freq()},
+      {.op = "rotate",
+       .tensors = {input("x", k::real, {"T", "H", "D"}, PE_FIELD(x)), position_rows("pos", "T", PE_FIELD(pos)),
+                   for_schemes(scheme_filter::role, input("role", k::integer, {}, PE_FIELD(role))), output("y", k::real, {"T", "H", "D"})},
+       .agreements = {{"x", "pos", "token counts"}},
+       .splits_by_token = true,
+       .needs = needs(plan, "rotate", "a rotation_plan"),
+       .run = run::rotate(),
+       .rows = by_token_and_head("pos/head", append_token, 1, true)},
+      {.op = "matrix",
+       .tensors = {position_rows("pos", "1", PE_FIELD(pos)), output("R", k::real, {"D", "D"})},
+       .reference_only = true,
+       .needs = needs(plan, "matrix", "a rotation_plan"),
+       .run = run::matrix(),
+       .rows = {"row", nullptr}},
+      {.op = "scale",
+       .tensors = {position_rows("pos", "T", PE_FIELD(pos)), output("scale", k::real, {"T"})},
+       .needs = needs(&scheme_behaviour::scale, "scale", "a scale"),
+       .run = run::scale()},
+      {.op = "bucket",
+       .tensors = {input("rel", k::integer, {"N"}, PE_FIELD(rel)), output("bucket", k::integer, {"N"})},
+       .needs = needs(&scheme_behaviour::bucket, "bucket", "a bucket"),
+       .run = run::bucket()},
+      {.op = "bias",
+       .tensors = {input("qpos", k::integer, {"T"}, PE_FIELD(qpos)), input("kpos", k::integer, {"S"}, PE_FIELD(kpos)), bias_table(),
+                   output("bias", k::real, {"H", "T", "S"})},
+       .needs = needs(&scheme_behaviour::bias, "bias", "a bias"),
+       .run = run::bias(),
+       .rows = {"head/q",
+                [](std::string& out, const op_inputs& in, const std::vector<std::int64_t>&, std::int64_t r) {
+                  const auto queries = static_cast<std::int64_t>(in.qpos.size());
+                  fmt::format_to(std::back_inserter(out), "{}/{}", r / queries, in.qpos[static_cast<std::size_t>(r % queries)]);
+                }}},
+      // Any scheme attends, each by its kind's hook (checked when it registers).
+      {.op = "attend",
+       .tensors = {for_schemes(qkv, input("q", k::real, {"T", "H", "D"}, PE_FIELD(attend.q))),
+                   for_schemes(qkv, input("k", k::real, {"S", "H", "D"}, PE_FIELD(attend.k))),
+                   for_schemes(qkv, input("v", k::real, {"S", "H", "Dv"}, PE_FIELD(attend.v))),
+                   for_schemes(abs, input("x", k::real, {"T", "d_model"}, PE_FIELD(attend.x))),
+                   for_schemes(abs, input("wq", k::real, {"d_model", "H D"}, PE_FIELD(attend.wq))),
+                   for_schemes(abs, input("wk", k::real, {"d_model", "H D"}, PE_FIELD(attend.wk))),
+                   for_schemes(abs, input("wv", k::real, {"d_model", "H Dv"}, PE_FIELD(attend.wv))),
+                   for_schemes(abs, value_is("H", input("heads", k::integer, {}, PE_FIELD(attend.heads)))),
+                   optional(position_rows("qpos", "T", PE_FIELD(attend.qpos))), optional(position_rows("kpos", "S", PE_FIELD(attend.kpos))),
+                   input("causal", k::flag, {}, PE_FIELD(attend.causal)), bias_table(), output("out", k::real, {"T", "H", "Dv"})},
+       .run = run::attend(),
+       .rows = by_token_and_head("query/head", [](std::string& out, const op_inputs&, std::int64_t t) { fmt::format_to(std::back_inserter(out), "{}", t); }, 1, false)},
   };
 }
 
@@ -102,6 +162,17 @@ std::vector<std::string> op_names() {
   std::vector<std::string> out;
   for (const auto& o : op_schemas()) out.emplace_back(o.op);
   return out;
+}
+
+element_kind output_kind(std::string_view op, const spec& s, std::string_view name) {
+  for (const auto* t : outputs_of(op, s))
+    if (t->name == name) return t->kind;
+  return element_kind::real;
+}
+
+bool is_spec_constant(std::string_view op) {
+  const op_schema* o = find_op_schema(op);
+  return o && o->spec_constant;
 }
 
 bool applies(const tensor_schema& t, const spec& s) {

@@ -1,6 +1,7 @@
 // One description of each op: its inputs and outputs, their element kinds and their shapes in terms of the spec and the call.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -55,12 +56,34 @@ struct dim_agreement {
   std::string_view a, b, what;
 };
 
+// Why a scheme's hooks cannot serve an op ("" when they can).
+using hook_check = std::function<std::string(const scheme_behaviour&)>;
+
+// How `pecheck eval` labels the rows of an op's output: the label column's title ("" for one
+// unlabelled row) and row r's label, from the call and the output's shape (none: the row's index).
+struct row_labels {
+  std::string_view title;
+  std::function<void(std::string& out, const op_inputs& in, const std::vector<std::int64_t>& shape, std::int64_t r)> append;
+};
+
+// An op: its tensors, and what every layer needs of it, so that none of them asks its name.
 struct op_schema {
   std::string_view op;
   std::vector<tensor_schema> tensors;  // inputs in the order they are written, then outputs
   std::vector<dim_agreement> agreements;
   // Only the reference computes it (matrix, the laws' view of rotate): no implementation is handed it.
   bool reference_only = false;
+  // Its outputs are constants of the spec that pecheck knows (inv_freq): laws read them from the
+  // binary64 reference, never from an implementation, which may then offer the other ops alone.
+  bool spec_constant = false;
+  // Each row of its one output reads only its own token's position row (and x), given the call's
+  // length: a long call runs, prints and frees in chunks of tokens (op_chunks.hpp).
+  bool splits_by_token = false;
+  // What a scheme that lists the op must have (checked when the scheme registers); none: any scheme.
+  hook_check needs;
+  // How the reference computes it, at every scalar type (ops.cpp).
+  typed_hook<op_run_signature> run;
+  row_labels rows;
 };
 
 // Every op, in the order `pecheck eval` lists them.
@@ -74,6 +97,10 @@ bool applies(const tensor_schema& t, const spec& s);
 // The op's inputs on s: those of the call, and with_constants also those of the spec.
 std::vector<const tensor_schema*> inputs_of(std::string_view op, const spec& s, bool with_constants);
 std::vector<const tensor_schema*> outputs_of(std::string_view op, const spec& s);
+// What output `name` of op on s holds (real where the op has no such output).
+element_kind output_kind(std::string_view op, const spec& s, std::string_view name);
+// Whether the op's outputs are constants of the spec (op_schema::spec_constant).
+bool is_spec_constant(std::string_view op);
 // Whether the op on s takes the call input `name` ("pos", "x", ...).
 bool takes_input(std::string_view op, const spec& s, std::string_view name);
 

@@ -1,12 +1,107 @@
-// The one instantiation of run_op for each supported scalar (keeps MPFR's templates out of other translation units).
+// The reference's run of each op (its descriptor's `run`), and run_op, which finds the descriptor;
+// the one instantiation for each scalar (keeps MPFR's templates out of other translation units).
 #include "pe/ops.hpp"
 
-namespace pe {
+#include "pe/op_reference.hpp"
+#include "pe/op_schema.hpp"
 
-template std::vector<named_tensor<double>> run_op<double>(std::string_view, const spec&, const op_inputs&);
-template std::vector<named_tensor<float>> run_op<float>(std::string_view, const spec&, const op_inputs&);
-template std::vector<named_tensor<bf16>> run_op<bf16>(std::string_view, const spec&, const op_inputs&);
-template std::vector<named_tensor<fp16>> run_op<fp16>(std::string_view, const spec&, const op_inputs&);
-template std::vector<named_tensor<mp_real>> run_op<mp_real>(std::string_view, const spec&, const op_inputs&);
+namespace pe {
+namespace {
+
+// The plan of a rotary op at seq_len (nothing: the scheme's own, without a call), positions
+// checked to have the columns the scheme reads.
+rotary_plan checked_plan(const spec& s, const op_inputs& in, std::optional<std::int64_t> seq_len) {
+  if (!in.pos.empty() && in.pos_axes != position_axes(s)) {
+    throw input_error(fmt::format("{}: positions have {} columns; this scheme reads {}", s.scheme(), in.pos_axes, position_axes(s)));
+  }
+  return rotation_plan_of(s, seq_len);
+}
+
+}  // namespace
+
+namespace reference_runs {
+
+run encode() {
+  return run::of([]<class T>(const spec& s, const op_inputs& in, std::int64_t) { return single_output<T>("pe", pe::encode<T>(s, in.pos)); });
+}
+
+run inv_freq() {
+  return run::of([]<class T>(const spec& s, const op_inputs& in, std::int64_t) { return plan_inv_freq<T>(checked_plan(s, in, std::nullopt)); });
+}
+
+run rotate() {
+  return run::of([]<class T>(const spec& s, const op_inputs& in, std::int64_t seq_len) {
+    return single_output<T>("y", rotate_pairs<T>(checked_plan(s, in, seq_len), in.x, in.pos, role_of(in)));
+  });
+}
+
+run matrix() {
+  return run::of([]<class T>(const spec& s, const op_inputs& in, std::int64_t seq_len) {
+    const rotary_plan plan = checked_plan(s, in, seq_len);
+    if (static_cast<std::int64_t>(in.pos.size()) != in.pos_axes) {
+      throw input_error(fmt::format("{}: op 'matrix' takes one position, not {}", s.scheme(), in.pos.size() / in.pos_axes));
+    }
+    return single_output<T>("R", rotation_matrix<T>(plan, in.pos));
+  });
+}
+
+run scale() {
+  return run::of([]<class T>(const spec& s, const op_inputs& in, std::int64_t) {
+    return single_output<T>("scale", behaviour_of(s).scale.template at<T>()(s, in.pos));
+  });
+}
+
+run bucket() {
+  return run::of([]<class T>(const spec& s, const op_inputs& in, std::int64_t) {
+    const auto& b = behaviour_of(s);
+    tensor<T> out({static_cast<std::int64_t>(in.rel.size())});
+    for (size_t k = 0; k < in.rel.size(); ++k) out.data[k] = store_integer<T>(b.bucket(s, in.rel[k]));
+    return single_output<T>("bucket", std::move(out));
+  });
+}
+
+run bias() {
+  return run::of([]<class T>(const spec& s, const op_inputs& in, std::int64_t) {
+    return single_output<T>("bias", behaviour_of(s).bias.template at<T>()(s, in.qpos, in.kpos));
+  });
+}
+
+run attend() {
+  return run::of([]<class T>(const spec& s, const op_inputs& in, std::int64_t) -> std::vector<named_tensor<T>> {
+    // attend computes in MPFR: it is instantiated for binary64, binary32 and MPFR outputs.
+    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float> || std::is_same_v<T, mp_real>) {
+      return single_output<T>("out", pe::attend<T>(s, in.attend));
+    } else {
+      throw spec_error(fmt::format("op 'attend' stores f64, f32 or MPFR outputs, not {}", scalar_name<T>()));
+    }
+  });
+}
+
+}  // namespace reference_runs
+
+template <class T>
+std::vector<named_tensor<T>> run_op_tokens(std::string_view op, const spec& s, const op_inputs& part, std::int64_t seq_len) {
+  const auto& ops = s.info().ops;
+  const op_schema* o = find_op_schema(op);
+  if (!o || std::find(ops.begin(), ops.end(), op) == ops.end()) {
+    throw spec_error(fmt::format("{}: op '{}' is not supported (ops: {})", s.scheme(), op, fmt::join(ops, ", ")));
+  }
+  return o->run.at<T>()(s, part, seq_len);
+}
+
+template <class T>
+std::vector<named_tensor<T>> run_op(std::string_view op, const spec& s, const op_inputs& in) {
+  return run_op_tokens<T>(op, s, in, call_seq_len(in.pos));
+}
+
+#define PE_INSTANTIATE_RUN_OP(T)                                                                  \
+  template std::vector<named_tensor<T>> run_op<T>(std::string_view, const spec&, const op_inputs&); \
+  template std::vector<named_tensor<T>> run_op_tokens<T>(std::string_view, const spec&, const op_inputs&, std::int64_t);
+PE_INSTANTIATE_RUN_OP(double)
+PE_INSTANTIATE_RUN_OP(float)
+PE_INSTANTIATE_RUN_OP(bf16)
+PE_INSTANTIATE_RUN_OP(fp16)
+PE_INSTANTIATE_RUN_OP(mp_real)
+#undef PE_INSTANTIATE_RUN_OP
 
 }  // namespace pe

@@ -1,4 +1,4 @@
-// The ops of the reference by name (encode, inv_freq, rotate, matrix, scale, bias, bucket, attend), served by each scheme's hooks.
+// The reference's ops by name, each run by its descriptor (op_schema.hpp) from the spec's scheme's hooks; the inputs they share.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -42,56 +42,22 @@ inline std::optional<rotation_role> role_of(const op_inputs& in) {
   return in.role == 0 ? rotation_role::query : rotation_role::key;
 }
 
-// A rotary scheme's ops on its plan for this call: inv_freq -> inv_freq and attention_factor;
-// rotate -> y; matrix -> R (one position row).
+// How the reference runs an op at scalar T (each op's descriptor holds one, op_schema.hpp): its
+// outputs, by name. seq_len is the length the call's frequencies are made for (dynamic NTK and
+// LongRoPE read it): the call's own, or the whole call's when a range of its tokens runs.
 template <class T>
-std::vector<named_tensor<T>> rotary_op(std::string_view op, const spec& s, const op_inputs& in) {
-  if (op == "inv_freq") return plan_inv_freq<T>(rotation_plan_of(s, std::nullopt));
-  if (op == "rotate") return single_output<T>("y", rotate_pairs<T>(rotation_plan_of(s, call_seq_len(in.pos)), in.x, in.pos, role_of(in)));
-  if (static_cast<std::int64_t>(in.pos.size()) != in.pos_axes) {
-    throw input_error(fmt::format("{}: op 'matrix' takes one position, not {}", s.scheme(), in.pos.size() / in.pos_axes));
-  }
-  return single_output<T>("R", rotation_matrix<T>(rotation_plan_of(s, call_seq_len(in.pos)), in.pos));
-}
+using op_run_signature = std::vector<named_tensor<T>>(const spec&, const op_inputs&, std::int64_t seq_len);
 
 // Runs `op` of the reference and names its outputs: encode -> pe; inv_freq -> inv_freq and
 // attention_factor; rotate -> y; matrix -> R; scale -> scale; bias -> bias; bucket -> bucket;
-// attend -> out.
+// attend -> out. Throws spec_error where the spec's scheme does not serve the op.
 template <class T>
-std::vector<named_tensor<T>> run_op(std::string_view op, const spec& s, const op_inputs& in) {
-  const auto& ops = s.info().ops;
-  if (std::find(ops.begin(), ops.end(), op) == ops.end()) {
-    throw spec_error(fmt::format("{}: op '{}' is not supported (ops: {})", s.scheme(), op, fmt::join(ops, ", ")));
-  }
-  const auto& b = behaviour_of(s);
-  if (op == "encode") return single_output<T>("pe", encode<T>(s, in.pos));
-  if (op == "attend") {
-    // attend computes in MPFR: it is instantiated for binary64, binary32 and MPFR outputs.
-    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float> || std::is_same_v<T, mp_real>) {
-      return single_output<T>("out", attend<T>(s, in.attend));
-    } else {
-      throw spec_error(fmt::format("op 'attend' stores f64, f32 or MPFR outputs, not {}", scalar_name<T>()));
-    }
-  }
-  if (op == "bias") return single_output<T>("bias", b.bias.template at<T>()(s, in.qpos, in.kpos));
-  if (op == "scale") return single_output<T>("scale", b.scale.template at<T>()(s, in.pos));
-  if (op == "bucket") {
-    tensor<T> out({static_cast<std::int64_t>(in.rel.size())});
-    for (size_t k = 0; k < in.rel.size(); ++k) out.data[k] = store_integer<T>(b.bucket(s, in.rel[k]));
-    return single_output<T>("bucket", std::move(out));
-  }
-  // The rotary ops (registration guarantees the plan hook for each).
-  if (!in.pos.empty() && in.pos_axes != position_axes(s)) {
-    throw input_error(fmt::format("{}: positions have {} columns; this scheme reads {}", s.scheme(), in.pos_axes,
-                                  position_axes(s)));
-  }
-  return rotary_op<T>(op, s, in);
-}
+std::vector<named_tensor<T>> run_op(std::string_view op, const spec& s, const op_inputs& in);
 
-extern template std::vector<named_tensor<double>> run_op<double>(std::string_view, const spec&, const op_inputs&);
-extern template std::vector<named_tensor<float>> run_op<float>(std::string_view, const spec&, const op_inputs&);
-extern template std::vector<named_tensor<bf16>> run_op<bf16>(std::string_view, const spec&, const op_inputs&);
-extern template std::vector<named_tensor<fp16>> run_op<fp16>(std::string_view, const spec&, const op_inputs&);
-extern template std::vector<named_tensor<mp_real>> run_op<mp_real>(std::string_view, const spec&, const op_inputs&);
+// run_op on `part`, a range of a call's tokens, where the whole call's sequence length is seq_len
+// (call_seq_len of its positions): the rows of run_op on the whole call.
+template <class T>
+std::vector<named_tensor<T>> run_op_tokens(std::string_view op, const spec& s, const op_inputs& part, std::int64_t seq_len);
+
 
 }  // namespace pe

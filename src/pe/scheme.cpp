@@ -8,21 +8,16 @@
 #include <fmt/format.h>
 
 #include "pe/error.hpp"
+#include "pe/op_schema.hpp"
 
 namespace pe {
 namespace {
 
-// Whether the hook that serves `op` is there, or the reason it is missing ("" when present).
+// Whether the hooks that serve `op` are there, or the reason one is missing ("" when present).
 std::string missing_hook(const scheme_behaviour& b, const std::string& op) {
-  if (op == "encode") return b.encode ? "" : "op 'encode' needs an encode hook";
-  if (op == "inv_freq" || op == "rotate" || op == "matrix") {
-    return b.rotation_plan ? "" : fmt::format("op '{}' needs a rotation_plan hook", op);
-  }
-  if (op == "bias") return b.bias ? "" : "op 'bias' needs a bias hook";
-  if (op == "bucket") return b.bucket ? "" : "op 'bucket' needs a bucket hook";
-  if (op == "scale") return b.scale ? "" : "op 'scale' needs a scale hook";
-  if (op == "attend") return "";  // served by the kind's hook, checked below
-  return fmt::format("op '{}' is not an op pecheck knows", op);
+  const op_schema* o = find_op_schema(op);
+  if (!o) return fmt::format("op '{}' is not an op pecheck knows", op);
+  return o->needs ? o->needs(b) : "";
 }
 
 // The hook a kind cannot do without ("" when present).

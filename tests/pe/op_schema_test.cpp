@@ -113,6 +113,23 @@ TEST(op_schema, every_op_a_scheme_lists_has_an_entry_and_every_entry_is_used) {
   EXPECT_EQ(pe::find_op_schema("teleport"), nullptr);
 }
 
+// Each op's descriptor carries what every layer asks of it: the reference's run at every scalar
+// type, and a hook check that refuses a scheme without the hook (a descriptor with no hooks at
+// all) while passing every registered scheme that lists the op.
+TEST(op_schema, every_op_has_a_reference_run_and_a_hook_check_that_can_refuse) {
+  const pe::scheme_behaviour no_hooks{};
+  for (const auto& o : pe::op_schemas()) {
+    EXPECT_TRUE(static_cast<bool>(o.run)) << o.op << " has no reference run";
+    if (!o.needs) continue;  // any scheme serves it (attend, by its kind's hook)
+    const std::string refusal = o.needs(no_hooks);
+    EXPECT_NE(refusal.find(fmt::format("op '{}' needs", o.op)), std::string::npos) << o.op << ": '" << refusal << "'";
+    for (const pe::scheme_info& info : pe::registry())
+      if (info.behaviour && std::find(info.ops.begin(), info.ops.end(), o.op) != info.ops.end()) {
+        EXPECT_EQ(o.needs(*info.behaviour), "") << info.name << " lists " << o.op;
+      }
+  }
+}
+
 TEST(op_schema, the_sample_specs_cover_every_registered_scheme) {
   std::set<std::string> sampled;
   for (const auto& s : samples()) sampled.insert(s.scheme());
