@@ -19,6 +19,7 @@
 #include "pe/attention.hpp"
 #include "pe/bounded_file.hpp"
 #include "pe/error.hpp"
+#include "pe/op_schema.hpp"
 #include "pe/schemes/rope.hpp"
 #include "pe/ulp.hpp"
 #include "properties/generators.hpp"
