@@ -57,11 +57,11 @@ void append_token(std::string& out, const op_inputs& in, std::int64_t t) {
   fmt::format_to(std::back_inserter(out), "{}", fmt::join(row, row + in.pos_axes, ","));
 }
 
-// The rows of [T, H, ...] by token and head, each token labelled by `token`.
-row_labels by_token_and_head(std::string_view title, void (*token)(std::string&, const op_inputs&, std::int64_t), std::size_t heads_axis,
-                             bool heads_of_x) {
+// The rows of [T, H, ...] by token and head, each token labelled by `token`; H read from x [T, H, D]
+// where heads_of_x, else from the output's own shape.
+row_labels by_token_and_head(std::string_view title, void (*token)(std::string&, const op_inputs&, std::int64_t), bool heads_of_x) {
   return {title, [=](std::string& out, const op_inputs& in, const std::vector<std::int64_t>& shape, std::int64_t r) {
-            const std::int64_t heads = heads_of_x ? in.x.shape.at(heads_axis) : shape.at(heads_axis);
+            const std::int64_t heads = heads_of_x ? in.x.shape.at(1) : shape.at(1);
             token(out, in, r / heads);
             fmt::format_to(std::back_inserter(out), "/{}", r % heads);
           }};
@@ -93,7 +93,7 @@ std::vector<op_schema> build() {
        .splits_by_token = true,
        .needs = needs(plan, "rotate", "a rotation_plan"),
        .run = run::rotate(),
-       .rows = by_token_and_head("pos/head", append_token, 1, true)},
+       .rows = by_token_and_head("pos/head", append_token, true)},
       {.op = "matrix",
        .tensors = {position_rows("pos", "1", PE_FIELD(pos)), output("R", k::real, {"D", "D"})},
        .reference_only = true,
@@ -131,7 +131,7 @@ std::vector<op_schema> build() {
                    optional(position_rows("qpos", "T", PE_FIELD(attend.qpos))), optional(position_rows("kpos", "S", PE_FIELD(attend.kpos))),
                    input("causal", k::flag, {}, PE_FIELD(attend.causal)), bias_table(), output("out", k::real, {"T", "H", "Dv"})},
        .run = run::attend(),
-       .rows = by_token_and_head("query/head", [](std::string& out, const op_inputs&, std::int64_t t) { fmt::format_to(std::back_inserter(out), "{}", t); }, 1, false)},
+       .rows = by_token_and_head("query/head", [](std::string& out, const op_inputs&, std::int64_t t) { fmt::format_to(std::back_inserter(out), "{}", t); }, false)},
   };
 }
 

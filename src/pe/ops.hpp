@@ -59,5 +59,4 @@ std::vector<named_tensor<T>> run_op(std::string_view op, const spec& s, const op
 template <class T>
 std::vector<named_tensor<T>> run_op_tokens(std::string_view op, const spec& s, const op_inputs& part, std::int64_t seq_len);
 
-
 }  // namespace pe
