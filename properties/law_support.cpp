@@ -17,6 +17,19 @@ op_inputs rotate_inputs(std::vector<double> x, std::int64_t tokens, std::int64_t
   return in;
 }
 
+std::vector<std::pair<std::int64_t, std::int64_t>> rotation_groups(const spec& s) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  const auto plan = rotation_plan_of(s, std::nullopt);
+  std::vector<bool> rotated(static_cast<size_t>(plan.dim), false);
+  for (const auto& pr : plan.pairs) {
+    out.push_back({pr.a, pr.b});
+    rotated[static_cast<size_t>(pr.a)] = rotated[static_cast<size_t>(pr.b)] = true;
+  }
+  for (std::int64_t d = 0; d < static_cast<std::int64_t>(rotated.size()); ++d)
+    if (!rotated[static_cast<size_t>(d)]) out.push_back({d, -1});
+  return out;
+}
+
 op_inputs position_inputs(std::vector<std::int64_t> pos, std::int64_t axes) {
   op_inputs in;
   in.pos = std::move(pos);

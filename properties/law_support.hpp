@@ -29,6 +29,12 @@ std::int64_t rope_rotated_dims(const spec& s);
 // op_inputs for rotate/matrix: x [T, H, D] and T position rows.
 op_inputs rotate_inputs(std::vector<double> x, std::int64_t tokens, std::int64_t heads, std::int64_t dim,
                         std::vector<std::int64_t> pos, std::int64_t axes);
+// The dims as the rotation acts on them: every rotated pair (a, b), then every pass-through dim
+// alone ({d, -1}). Each pair's norm and each pair's share of a dot product are separately
+// invariant, so the laws judge them one by one: a fast-turning pair's error allowance (large at
+// large positions on an implementation) cannot hide an error in a slow pair. The pairs come from
+// the scheme's own rotation plan, so the laws and the rotation cannot drift apart.
+std::vector<std::pair<std::int64_t, std::int64_t>> rotation_groups(const spec& s);
 op_inputs position_inputs(std::vector<std::int64_t> pos, std::int64_t axes = 1);
 op_inputs attend_op_inputs(attend_inputs in);
 

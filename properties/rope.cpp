@@ -26,23 +26,6 @@ std::vector<std::int64_t> draw_row(std::int64_t axes, std::int64_t max = std::in
 // rope's one block of rotary_dim, rope_nd's axis blocks, mrope's single neox block over dim.
 std::vector<rotated_block> rotated_blocks_of(const spec& s) { return rotation_plan_of(s, std::nullopt).blocks; }
 
-// The dims as the rotation acts on them: every rotated pair (a, b), then every pass-through dim
-// alone ({d, -1}). Each pair's norm and each pair's share of a dot product are separately
-// invariant, so the laws judge them one by one: a fast-turning pair's error allowance (large at
-// large positions on an implementation) cannot hide an error in a slow pair.
-// The pairs come from the scheme's own rotation plan, so the laws and the rotation cannot drift apart.
-std::vector<std::pair<std::int64_t, std::int64_t>> dim_groups(const spec& s) {
-  std::vector<std::pair<std::int64_t, std::int64_t>> out;
-  std::vector<bool> rotated(static_cast<size_t>(rope_head_dim(s)), false);
-  for (const auto& pr : rotation_plan_of(s, std::nullopt).pairs) {
-    out.push_back({pr.a, pr.b});
-    rotated[static_cast<size_t>(pr.a)] = rotated[static_cast<size_t>(pr.b)] = true;
-  }
-  for (std::int64_t d = 0; d < static_cast<std::int64_t>(rotated.size()); ++d)
-    if (!rotated[d]) out.push_back({d, -1});
-  return out;
-}
-
 // x as the backend stores it, positions up to its max_position().
 template <class T>
 rotate_case draw_rotate(const backend<T>& b, const spec& s, std::int64_t max_tokens = 3) {
@@ -88,7 +71,7 @@ struct norm_preservation {
     // summed (gamma_2), the product (u).
     const double base = 1.01 * (6 * u + 2 * gamma(2, u));
     worst_part worst(base);
-    const auto groups = dim_groups(s);
+    const auto groups = rotation_groups(s);
     for (std::int64_t row = 0; row < c.tokens * c.heads; ++row)
       for (const auto& [a, d] : groups) {
         const auto at = [&](std::int64_t dim) { return static_cast<size_t>(row * c.dim + dim); };
@@ -130,7 +113,7 @@ measure same_score(const typename backend<T>::bounded& y1, const typename backen
   const double u = unit_roundoff<T>();
   std::vector<std::pair<double, double>> parts;  // residual, bound
   double all1 = 0, all2 = 0;
-  for (const auto& [a, d] : dim_groups(s)) {
+  for (const auto& [a, d] : rotation_groups(s)) {
     T share[2] = {T(0), T(0)};  // this group's share of each call's dot
     double mag[2] = {0, 0}, moved = 0, n = 0;
     for (const auto dim_at : {a, d}) {

@@ -890,6 +890,16 @@ def op_inv_freq(spec_text, spec, inputs):
     return {"inv_freq": ([len(w)], list(w)), "attention_factor": ([], [A])}
 
 
+def token_rows(op, inputs, name):
+    """The op's real input `name` [T, H, D] as nested rows, its shape, and its T position rows."""
+    values, pos = need(inputs, name, "pos")
+    vs, shape = split3(values)
+    rows = pos_rows(pos)
+    if len(rows) != shape[0]:
+        raise Malformed("%s: %d positions for %d tokens" % (op, len(rows), shape[0]))
+    return vs, shape, rows
+
+
 def op_rotate(spec_text, spec, inputs):
     if spec.name == "xpos":
         return rotate_xpos(spec_text, spec, inputs)
@@ -897,11 +907,7 @@ def op_rotate(spec_text, spec, inputs):
         raise Unsupported("op rotate: unknown scheme %r" % spec.name)
     if "role" in inputs:
         raise Malformed("rotate: input 'role' is for xpos only")
-    x, pos = need(inputs, "x", "pos")
-    xs, (T, H, D) = split3(x)
-    rows = pos_rows(pos)
-    if len(rows) != T:
-        raise Malformed("rotate: %d positions for %d tokens" % (len(rows), T))
+    xs, (T, H, D), rows = token_rows("rotate", inputs, "x")
     Dp, pairs, A = rotation_plan(spec_text, spec, seq_len_of(rows))
     if Dp != D:
         raise Malformed("rotate: x has D = %d, spec %d" % (D, Dp))
@@ -928,6 +934,41 @@ def rotate_xpos(spec_text, spec, inputs):
         for h in range(H):
             out.extend(xpos_rotate_vec(xs[t][h], pos["data"][t], plan, sign, cache))
     return {"y": ([T, H, D], out)}
+
+
+def op_rotate_grad(spec_text, spec, inputs):
+    """The backward pass dx = J^T dy of rotate: each pair turned back, dx_a = m (c dy_a + s dy_b),
+    dx_b = m (-s dy_a + c dy_b), m the attention factor (xPos: times the role's scale, which the
+    transpose keeps); pass-through dims copied."""
+    if spec.name != "xpos" and spec.name not in ROTARY:
+        raise Unsupported("op rotate_grad: unknown scheme %r" % spec.name)
+    if spec.name != "xpos" and "role" in inputs:
+        raise Malformed("rotate_grad: input 'role' is for xpos only")
+    ys, (T, H, D), rows = token_rows("rotate_grad", inputs, "dy")
+    if spec.name == "xpos":
+        sign = xpos_role_sign(inputs)
+        Dp, xpairs, sb = xpos_plan(spec_text, spec)
+        # (a, b, w, column, magnitude factor as a function of the position)
+        pairs = [(a, b, w, 0, lambda p, lnz=lnz: mp.exp(sign * mpf(p) / sb * lnz)) for (a, b, w, lnz) in xpairs]
+    else:
+        Dp, rpairs, A = rotation_plan(spec_text, spec, seq_len_of(rows))
+        pairs = [(a, b, w, col, lambda p, A=A: A) for (a, b, w, col) in rpairs]
+    if Dp != D:
+        raise Malformed("rotate_grad: dy has D = %d, spec %d" % (D, Dp))
+    out = []
+    for t in range(T):
+        for h in range(H):
+            v = ys[t][h]
+            g = list(v)
+            for (a, b, w, col, magnitude) in pairs:
+                p = rows[t][col]
+                ang = mpf(p) * w
+                c, s_ = mp.cos(ang), mp.sin(ang)
+                m = magnitude(p)
+                g[a] = m * (c * v[a] + s_ * v[b])
+                g[b] = m * (-s_ * v[a] + c * v[b])
+            out.extend(g)
+    return {"dx": ([T, H, D], out)}
 
 
 def op_scale(spec_text, spec, inputs):
@@ -1178,6 +1219,7 @@ OPS = {
     "encode": op_encode,
     "inv_freq": op_inv_freq,
     "rotate": op_rotate,
+    "rotate_grad": op_rotate_grad,
     "matrix": op_matrix,
     "bias": op_bias,
     "bucket": op_bucket,

@@ -1,7 +1,8 @@
 /* A correct binary32 RoPE kernel as a pecheck gate plugin (pecheck/impl.h), written the way
  * Hugging Face computes it: inv_freq = 1 / base^(2i/r) in float, angle = float(p) * inv_freq
  * in float, cos/sin in float, y = x cos +- x sin in float; neox (rotate_half) and gptj pairs,
- * partial rotary_dim. Scalings, explicit freqs and p-RoPE answer PE_UNSUPPORTED.
+ * partial rotary_dim. It also serves the backward pass, rotate_grad: dx = R_p^T dy, the same turn
+ * with the sine's sign flipped. Scalings, explicit freqs and p-RoPE answer PE_UNSUPPORTED.
  *
  *   cc -O2 -shared -fPIC -I<pecheck>/src/gate rope_plugin.c -o librope_plugin.so -lm
  *   pecheck gate --impl ./librope_plugin.so --spec 'rope(dim=128, layout=neox)' --dtype f32
@@ -20,14 +21,15 @@ const char *pe_impl_name(void) { return "example binary32 RoPE (HF-style)"; }
 
 int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, int32_t n_inputs, pe_tensor *outputs,
                     int32_t n_outputs, char *message, size_t message_size) {
-  if (strcmp(op, "rotate") != 0 || strncmp(spec, "rope(", 5) != 0) return PE_UNSUPPORTED;
+  const int backward = strcmp(op, "rotate_grad") == 0; /* dy in, dx = R_p^T dy out */
+  if ((strcmp(op, "rotate") != 0 && !backward) || strncmp(spec, "rope(", 5) != 0) return PE_UNSUPPORTED;
   if (pe_spec_field(spec, "scaling") || pe_spec_field(spec, "freqs")) return PE_UNSUPPORTED;
   const char *cut = pe_spec_field(spec, "truncate_low");
   if (cut && strtod(cut, NULL) != 0) return PE_UNSUPPORTED;
-  const pe_tensor *x = pe_find_input(inputs, n_inputs, "x"), *pos = pe_find_input(inputs, n_inputs, "pos");
+  const pe_tensor *x = pe_find_input(inputs, n_inputs, backward ? "dy" : "x"), *pos = pe_find_input(inputs, n_inputs, "pos");
   if (x && x->dtype != PE_F32) return PE_UNSUPPORTED; /* this kernel is binary32 only */
   if (!x || !pos || n_outputs != 1 || pos->dtype != PE_I64 || x->rank != 3) {
-    snprintf(message, message_size, "rotate needs x [T, H, D] in f32 and pos in i64");
+    snprintf(message, message_size, "%s needs %s [T, H, D] in f32 and pos in i64", op, backward ? "dy" : "x");
     return PE_ERROR;
   }
   const long dim = strtol(pe_spec_field(spec, "dim"), NULL, 10), rotary = strtol(pe_spec_field(spec, "rotary_dim"), NULL, 10);
@@ -45,7 +47,7 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
       float *yv = out + (t * heads + h) * dim;
       for (long i = 0; i < rotary / 2; ++i) {
         const float angle = (float)p[t] * inv_freq[i];
-        const float c = cosf(angle), s = sinf(angle);
+        const float c = cosf(angle), s = backward ? -sinf(angle) : sinf(angle);
         const long a = neox ? i : 2 * i, b = neox ? i + rotary / 2 : 2 * i + 1;
         yv[a] = xv[a] * c - xv[b] * s;
         yv[b] = xv[b] * c + xv[a] * s;

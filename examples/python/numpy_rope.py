@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """A correct single-file NumPy RoPE for `pecheck gate --impl-cmd`, in binary32 the way Hugging Face
 computes it: inv_freq = 1 / base^(arange(0, r, 2) / r) in float32, angles = float32(pos) * inv_freq,
-cos/sin in float32, y = x cos + rotate_half(x) sin (neox) or the interleaved pairs (gptj); and RoPE
+cos/sin in float32, y = x cos + rotate_half(x) sin (neox) or the interleaved pairs (gptj); its
+backward pass (op rotate_grad: dx = R_p^T dy, the same turn with the sine negated); and RoPE
 attention (op attend) in float32.
 
     pecheck gate --impl-cmd '/usr/bin/python3 examples/python/numpy_rope.py' --spec 'rope(dim=128, layout=neox)'
@@ -22,13 +23,15 @@ def frequencies(spec):
     return np.float32(1) / base ** (np.arange(0, rotary, 2, dtype=np.float32) / np.float32(rotary))
 
 
-def rotated(spec, x, pos):
-    """x [T, H, D] rotated at positions pos [T], float32 throughout."""
+def rotated(spec, x, pos, backward=False):
+    """x [T, H, D] rotated at positions pos [T] (backward: by R_p^T), float32 throughout."""
     inv_freq = frequencies(spec)
     rotary = int(spec_field(spec, "rotary_dim"))
     neox = spec_field(spec, "layout") == "neox"
     angles = pos.astype(np.float32)[:, None] * inv_freq[None, :]  # [T, r/2]
     cos, sin = np.cos(angles)[:, None, :], np.sin(angles)[:, None, :]  # [T, 1, r/2]
+    if backward:
+        sin = -sin  # the transpose: sin(-theta)
     y = x.copy()
     if neox:
         a, b = x[..., : rotary // 2], x[..., rotary // 2 : rotary]
@@ -62,7 +65,7 @@ def attention(spec, inputs):
 
 
 def rope(op, spec, inputs):
-    if op not in ("rotate", "inv_freq", "attend") or not spec.startswith("rope("):
+    if op not in ("rotate", "rotate_grad", "inv_freq", "attend") or not spec.startswith("rope("):
         raise Unsupported(op)
     if spec_field(spec, "scaling") or spec_field(spec, "freqs") or float(spec_field(spec, "truncate_low") or 0) != 0:
         raise Unsupported("scalings, explicit freqs and p-RoPE")
@@ -72,8 +75,10 @@ def rope(op, spec, inputs):
         raise Unsupported("inputs other than float32")
     if op == "attend":
         return attention(spec, inputs)
+    if op == "rotate_grad":
+        return {"dx": rotated(spec, inputs["dy"], inputs["pos"], backward=True)}
     return {"y": rotated(spec, inputs["x"], inputs["pos"])}
 
 
 if __name__ == "__main__":
-    serve(rope, name="example NumPy RoPE (HF-style binary32)", ops=["rotate", "inv_freq", "attend"])
+    serve(rope, name="example NumPy RoPE (HF-style binary32)", ops=["rotate", "rotate_grad", "inv_freq", "attend"])

@@ -338,7 +338,7 @@ void add_length_variants(const spec& s, const std::string& op, std::vector<varia
 
 // x and the role read another way.
 void add_input_variants(const spec& s, const std::string& op, std::vector<variant>& out) {
-  if (!takes_input(op, s, "x")) return;
+  if (!takes_x_rows(op, s)) return;
   variant head0 = of_transform("x of head 0", s, "rotating head 0's x for every head (a head stride of 0)");
   head0.inputs = [](const op_inputs& in) {
     op_inputs o = in;
@@ -423,17 +423,41 @@ void add_bucket_variants(const spec& s, const std::string& op, std::vector<varia
 
 }  // namespace
 
+// A backward pass (its schema names the forward op): the forward op computed in its place, as a
+// kernel whose conjugate or transpose flag is never read computes it, and no gradient at all.
+void add_backward_variants(const spec& s, const std::string& op, std::vector<variant>& out) {
+  const op_schema* o = find_op_schema(op);
+  if (!o || o->adjoint_of.empty()) return;
+  const std::string forward(o->adjoint_of);
+  variant turned = of_transform("forward, not transposed", s, fmt::format("computing {} (the forward pass) instead of its transpose", forward));
+  turned.compute = [s, forward](const op_inputs& in) { return run_op<double>(forward, s, in).at(0).value; };
+  out.push_back(std::move(turned));
+  variant none = of_transform("no gradient", s, "returning zeros (no backward pass)");
+  none.compute = [](const op_inputs& in) {
+    tensor<double> zero(in.x.shape);
+    std::fill(zero.data.begin(), zero.data.end(), 0.0);
+    return zero;
+  };
+  out.push_back(std::move(none));
+}
+
 std::vector<variant> neighbourhood(const spec& s, const std::string& op) {
   std::vector<variant> out{of_spec("as asked", s)};
+  // The rotary transforms and models below compute the forward turn: a backward pass gets the
+  // specs and inputs read another way (the reference's own op runs those), and its own two.
+  const op_schema* o = find_op_schema(op);
+  const bool forward = !o || o->adjoint_of.empty();
+  // A backward pass that turns forward is also "positions negated": named first, as what it is.
+  add_backward_variants(s, op, out);
   add_parameter_variants(s, out);
   add_position_variants(s, op, out);
-  add_rotary_variants(s, out);
+  if (forward) add_rotary_variants(s, out);
   add_scaling_variants(s, out);
   add_length_variants(s, op, out);
   add_input_variants(s, op, out);
   add_slope_variants(s, op, out);
   add_bucket_variants(s, op, out);
-  add_rotary_models(s, out);
+  if (forward) add_rotary_models(s, out);
   return out;
 }
 

@@ -17,16 +17,22 @@
 namespace pe::audit {
 namespace {
 
-// The op a diagnosis calls: the first the spec has of those the gate probes, the leading op
-// (rotate) ahead of the rest (the one that shows its convention most directly).
-std::string diagnosed_op(const spec& s) {
+// The op a diagnosis calls: `asked` where given (one the spec has and the gate probes), else the
+// first the spec has of those the gate probes, the leading op (rotate) ahead of the rest (the one
+// that shows its convention most directly).
+std::string diagnosed_op(const spec& s, const std::string& asked) {
   const auto& ops = s.info().ops;
   std::vector<std::string> probed;
   for (const auto& g : gate::gate_op_table())
     if (g.probe) probed.insert(g.leads ? probed.begin() : probed.end(), std::string(g.op));
+  std::vector<std::string> usable;
   for (const auto& op : probed)
-    if (std::find(ops.begin(), ops.end(), op) != ops.end()) return op;
-  throw input_error(fmt::format("diagnose: {} has none of the ops it can diagnose ({})", s.scheme(), fmt::join(probed, ", ")));
+    if (std::find(ops.begin(), ops.end(), op) != ops.end()) usable.push_back(op);
+  if (usable.empty()) throw input_error(fmt::format("diagnose: {} has none of the ops it can diagnose ({})", s.scheme(), fmt::join(probed, ", ")));
+  if (asked.empty()) return usable.front();
+  if (std::find(usable.begin(), usable.end(), asked) == usable.end())
+    throw input_error(fmt::format("diagnose: --op {}: {} can be diagnosed on {}", asked, s.scheme(), fmt::join(usable, ", ")));
+  return asked;
 }
 
 // The calls' positions, eight tokens each (so each call weighs the same in the percentile): small,
@@ -71,7 +77,7 @@ diagnosis diagnose(const diagnose_request& q, gate::implementation& impl) {
   const auto io = gate::parse_dtype(q.dtype);
   const auto model = gate::error_model::of(io, gate::parse_dtype(gate::working_precision(io, q.working)), q.tolerance);
   diagnosis d;
-  d.implementation = impl.name(), d.asked = s.text(), d.op = diagnosed_op(s), d.dtype = q.dtype;
+  d.implementation = impl.name(), d.asked = s.text(), d.op = diagnosed_op(s, q.op), d.dtype = q.dtype;
   const auto variants = neighbourhood(s, d.op);
   std::vector<std::vector<double>> fractions(variants.size());
   std::mt19937_64 draw(q.seed);

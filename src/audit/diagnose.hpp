@@ -16,6 +16,7 @@ namespace pe::audit {
 struct diagnose_request {
   gate::implementation_flags implementation;
   std::string spec, dtype = "f32", working, tolerance = "standard";
+  std::string op;  // "": the leading op the spec has (diagnosed_op)
   std::uint64_t seed = 20261203;
 };
 

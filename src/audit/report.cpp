@@ -15,7 +15,7 @@ namespace pe::audit {
 namespace {
 
 std::string where(const audit_setup& s, const element_record& e) {
-  if (takes_input(s.op, parse_spec_any(s.spec), "x")) return fmt::format("position {}, head {}, dim {}", e.position, e.head, e.index);
+  if (takes_x_rows(s.op, parse_spec_any(s.spec))) return fmt::format("position {}, head {}, dim {}", e.position, e.head, e.index);
   return fmt::format("position {}, component {}", e.position, e.index);
 }
 

@@ -53,14 +53,15 @@ constexpr std::int64_t max_bands = 8;
 
 swept_op swept_op_of(const spec& s, audit_setup& setup) {
   swept_op w;
+  // The first op the scheme lists that runs position by position (rotate before rotate_grad).
   for (const auto& op : s.info().ops)
-    if (splits_by_token(op)) w.op = op;
+    if (splits_by_token(op) && w.op.empty()) w.op = op;
   if (w.op.empty()) {
     throw input_error(fmt::format("audit: {} has no op that runs position by position (encode or rotate) to sweep; its ops: {}", s.scheme(),
                                   fmt::join(s.info().ops, ", ")));
   }
   setup.op = w.op;
-  w.takes_x = takes_input(w.op, s, "x");
+  w.takes_x = takes_x_rows(w.op, s);
   w.axes = position_axes(s);
   std::vector<std::int64_t> unit_of;  // per index: its pair or component, -1 for a dim no pair turns
   std::int64_t units = 0;

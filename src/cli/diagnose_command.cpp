@@ -18,6 +18,7 @@ std::function<int()> add_diagnose_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("diagnose", "name the convention an implementation really computes: the spec's neighbourhood searched for its best fit");
   add_implementation_flags(*cmd, q.implementation);
   cmd->add_option("--spec", q.spec, "the spec it was asked to implement")->required();
+  cmd->add_option("--op", q.op, "the op to diagnose (default: rotate for the RoPE family, else the spec's first it can probe; rotate_grad: the backward pass)");
   cmd->add_option("--dtype", q.dtype, "I/O dtype: f32, f64, f16, bf16 (default f32)");
   cmd->add_option("--working", q.working, "the implementation's working precision: f32 or f64");
   cmd->add_option("--tolerance", q.tolerance, "the gate's bound the residuals are measured against");

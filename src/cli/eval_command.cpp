@@ -34,7 +34,7 @@ struct eval_options {
   std::string op;
   std::string spec;
   std::string pos;
-  std::string x;
+  std::string x, dy;
   std::string rel, qpos, kpos;
   std::string role;
   std::string input;
@@ -47,10 +47,10 @@ struct eval_options {
 
 constexpr unsigned max_mp_bits = 65536;
 
-// --x: comma-separated binary64 values (decimal or C99 hex floats), each read to the nearest double.
-std::vector<double> parse_values(const std::string& text) {
+// --x or --dy (flag): comma-separated binary64 values (decimal or C99 hex floats), each read to the nearest double.
+std::vector<double> parse_values(const std::string& text, const std::string& flag) {
   const auto count = static_cast<std::uint64_t>(std::count(text.begin(), text.end(), ',')) + 1;
-  pe::check_limit(pe::limit::list, count, "--x: values");
+  pe::check_limit(pe::limit::list, count, flag + ": values");
   std::vector<double> out;
   out.reserve(count);
   size_t start = 0;
@@ -58,21 +58,21 @@ std::vector<double> parse_values(const std::string& text) {
     const size_t comma = std::min(text.find(',', start), text.size());
     const std::string item = text.substr(start, comma - start);
     const auto v = parse_finite_double(item);
-    if (!v) throw pe::input_error(fmt::format("--x: '{}' is not a finite number", pe::excerpt(item)));
+    if (!v) throw pe::input_error(fmt::format("{}: '{}' is not a finite number", flag, pe::excerpt(item)));
     out.push_back(*v);
     start = comma + 1;
   }
   return out;
 }
 
-// x [T, heads, dim] from --x: either all T*heads*dim values, or one dim-vector for every token
+// x [T, heads, dim] (rotate_grad's dy) from --x (--dy): either all T*heads*dim values, or one dim-vector for every token
 // and head, which stays one row (into c.x_row; eval_call says why) with the shape in c.in.
 void read_x(const std::string& op, std::vector<double> values, std::int64_t tokens, std::int64_t heads, std::int64_t dim,
             const pe::tensor_schema& t, eval_call& c) {
   const auto n = static_cast<std::int64_t>(values.size());
   if (n != tokens * heads * dim && n != dim) {
-    throw pe::input_error(fmt::format("--x has {} values; {} needs dim={} (one vector for all) or T*H*D={}*{}*{}={}",
-                                      n, op, dim, tokens, heads, dim, tokens * heads * dim));
+    throw pe::input_error(fmt::format("--{} has {} values; {} needs dim={} (one vector for all) or T*H*D={}*{}*{}={}",
+                                      t.name, n, op, dim, tokens, heads, dim, tokens * heads * dim));
   }
   std::vector<double> full;
   if (n == tokens * heads * dim) full = std::move(values);
@@ -116,6 +116,7 @@ const input_option input_options[] = {
     {"qpos", &eval_options::qpos, "--qpos and --kpos are required (e.g. --qpos 0:4 --kpos 0:4)"},
     {"kpos", &eval_options::kpos, "--qpos and --kpos are required (e.g. --qpos 0:4 --kpos 0:4)"},
     {"x", &eval_options::x, "--x is required (one dim-vector, or T*H*D values)"},
+    {"dy", &eval_options::dy, "--dy is required (one dim-vector, or T*H*D values)"},
     {"role", &eval_options::role, "--role is required: 0 (query) or 1 (key)"},
 };
 
@@ -139,7 +140,7 @@ void read_option(const eval_options& o, const pe::spec& s, const pe::tensor_sche
     return pe::store_input(t, {std::string(t.name), {n}, std::move(values)}, c.in);
   }
   if (o.heads < 1 || o.heads > max_heads) throw pe::input_error(fmt::format("--heads {}: use 1..{}", o.heads, max_heads));
-  read_x(o.op, parse_values(text), static_cast<std::int64_t>(c.in.pos.size()) / c.in.pos_axes, o.heads, *pe::head_dim(s), t, c);
+  read_x(o.op, parse_values(text, "--" + std::string(t.name)), static_cast<std::int64_t>(c.in.pos.size()) / c.in.pos_axes, o.heads, *pe::head_dim(s), t, c);
 }
 
 // The sizes the options' text gives, counted without reading a value: each integer input's rows
@@ -266,8 +267,9 @@ std::function<int()> add_eval_command(CLI::App& app) {
   cmd->add_option("spec", o->spec, "the scheme, as spec text or its JSON twin")->required();
   cmd->add_option("--pos", o->pos, "positions: 0,1,2 or a half-open range a:b (or a mix)");
   cmd->add_option("--x", o->x, "rotate's input: T*H*D values row-major, or one D-vector for every token and head");
-  cmd->add_option("--heads", o->heads, "heads H of x (default 1)");
-  cmd->add_option("--role", o->role, "rotate's role where the scheme scales queries and keys apart (xpos): 0 query, 1 key");
+  cmd->add_option("--dy", o->dy, "rotate_grad's input, the gradient of rotate's y: as --x");
+  cmd->add_option("--heads", o->heads, "heads H of x or dy (default 1)");
+  cmd->add_option("--role", o->role, "rotate's and rotate_grad's role where the scheme scales queries and keys apart (xpos): 0 query, 1 key");
   cmd->add_option("--rel", o->rel, "bucket's relative distances key - query: a list or range like -300:300");
   cmd->add_option("--qpos", o->qpos, "bias's query positions");
   cmd->add_option("--kpos", o->kpos, "bias's key positions");

@@ -14,6 +14,8 @@ const std::vector<gate_op>& gate_op_table() {
       {.op = "encode", .draw = draws::encode, .bounds = bounds::encode, .probe = probes::positions},
       {.op = "inv_freq", .draw = draws::none, .bounds = bounds::inv_freq, .unfixed_length = "inv_freq, with no positions,"},
       {.op = "rotate", .draw = draws::rotate, .bounds = bounds::rotate, .leads = true, .probe = probes::rotate},
+      // rotate's backward pass holds dy where rotate holds x: the same draw, bound and probe.
+      {.op = "rotate_grad", .draw = draws::rotate, .bounds = bounds::rotate, .probe = probes::rotate},
       {.op = "scale", .draw = draws::scale, .bounds = bounds::relative, .probe = probes::positions},
       {.op = "bucket", .draw = draws::bucket, .bounds = bounds::relative, .probe = probes::bucket},
       {.op = "bias", .draw = draws::bias, .bounds = bounds::bias, .probe = probes::bias},

@@ -33,10 +33,11 @@ op_inputs positions(std::vector<std::int64_t> pos, std::int64_t axes = 1) {
 // One case per hard position (rows of `axes` equal columns unless `row` builds them).
 std::vector<case_def> per_position(const std::string& op, std::int64_t dim, std::int64_t heads, std::uint64_t seed,
                                    const std::vector<std::vector<std::int64_t>>& rows) {
-  // An op that takes x [T, H, D] (its schema says) gets one token of random x at each position.
+  // An op that takes rows [T, H, D] (its schema says: rotate's x, rotate_grad's dy, both held in
+  // op_inputs::x) gets one token of random values at each position.
   const op_schema* o = find_op_schema(op);
   const bool takes_x = o && std::any_of(o->tensors.begin(), o->tensors.end(), [](const tensor_schema& t) {
-    return t.role == tensor_role::input && t.name == "x" && t.shape.dims == std::vector<std::string_view>{"T", "H", "D"};
+    return t.role == tensor_role::input && t.kind == element_kind::real && t.shape.dims == std::vector<std::string_view>{"T", "H", "D"};
   });
   std::vector<case_def> out;
   for (size_t r = 0; r < rows.size(); ++r) {
@@ -71,10 +72,13 @@ std::string ramp_list(int n, double from, double to) {
 
 std::vector<case_set> rope_sets() {
   std::vector<case_set> out;
-  const auto rotate_set = [&](std::string path, std::string comment, const std::string& spec_text, std::uint64_t seed) {
+  // rotate's cases (two heads), or with op rotate_grad the backward pass's (one head: the golden
+  // tree's size budget, golden_test.cpp; the gate's draws cover heads).
+  const auto rotate_set = [&](std::string path, std::string comment, const std::string& spec_text, std::uint64_t seed,
+                              const std::string& op = "rotate", std::int64_t heads = 2) {
     const spec s = parse_spec(spec_text);
     const auto dim = *head_dim(s);
-    out.push_back(set(path, comment, "rotate", spec_text, per_position("rotate", dim, 2, seed, hard_rows(position_axes(s)))));
+    out.push_back(set(path, comment, op, spec_text, per_position(op, dim, heads, seed, hard_rows(position_axes(s)))));
   };
   const auto inv_freq_set = [&](std::string path, std::string comment, const std::string& spec_text) {
     out.push_back(set(path, comment, "inv_freq", spec_text, {{"frequencies", op_inputs{}}}));
@@ -98,6 +102,13 @@ std::vector<case_set> rope_sets() {
   rotate_set("rope/gpt_neox_20b_partial.json", "GPT-NeoX-20B: head dim 96, rotary_pct 0.25 (24 rotated dims), neox layout",
              "rope(dim=96, rotary_dim=24)", 600);
   rotate_set("rope/gptj_6b.json", "GPT-J 6B: head dim 256, rotary_dim 64, interleaved (gptj) pairs", "rope(dim=256, rotary_dim=64, layout=gptj)", 700);
+  // The backward pass: R_p^T dy, in both layouts (a backward written for one layout's pairs
+  // fails the other's), with partial rotary, and with an attention factor (YaRN scales dx too).
+  rotate_set("rope/grad_neox.json", "the backward pass dx = R_p^T dy: head dim 64, neox pairs", "rope(dim=64)", 2000, "rotate_grad", 1);
+  rotate_set("rope/grad_gptj_partial.json", "the backward pass: gptj pairs, rotary_dim 32 of 64 (the rest copied)",
+             "rope(dim=64, rotary_dim=32, layout=gptj)", 2100, "rotate_grad", 1);
+  rotate_set("rope/grad_yarn.json", "the backward pass under YaRN: dx = A R_p^T dy with A = 0.1 ln 4 + 1, head dim 32",
+             "rope(dim=32, base=1000000, scaling=yarn(factor=4, original_max=32768))", 2200, "rotate_grad", 1);
   rotate_set("rope/dynamic_ntk.json", "HF dynamic NTK, factor 2 over 2048, at seq_len 4096", "rope(dim=64, scaling=dynamic(factor=2, original_max=2048, seq_len=4096))", 800);
   rotate_set("rope/ntk.json", "static NTK-aware scaling, factor 4", "rope(dim=64, scaling=ntk(factor=4))", 900);
   rotate_set("rope/linear.json", "linear position interpolation, factor 4 (Chen et al. 2023)", "rope(dim=64, scaling=linear(factor=4))", 1000);
@@ -110,13 +121,15 @@ std::vector<case_set> rope_sets() {
              "rope_nd(axes=[16, 56, 56], base=10000)", 1300);
   rotate_set("mrope/qwen2_vl.json", "Qwen2-VL M-RoPE: head dim 128, sections [16, 24, 24], rope_theta 10^6",
              "mrope(dim=128, sections=[16, 24, 24], base=1000000)", 1400);
+  rotate_set("mrope/grad.json", "M-RoPE's backward pass: each pair turned back by its own axis's position, head dim 32",
+             "mrope(dim=32, sections=[4, 6, 6], base=1000000)", 2300, "rotate_grad", 1);
   rotate_set("mrope/qwen3_vl_interleaved.json", "Qwen3-VL interleaved M-RoPE: sections [24, 20, 20]",
              "mrope(dim=128, sections=[24, 20, 20], base=5000000, interleaved=true)", 1500);
   // xPos: queries (role 0) and keys (role 1) at the same positions, negative ones included
   // (torchscale's centred positions), up to where a key's scale times |x| still fits binary32
   // (2^(p log2((1 + gamma)/gamma)/scale_base) < 2^125), so that every file exports to f32.
   const auto xpos_set = [&](std::string path, std::string comment, const std::string& spec_text, std::uint64_t seed,
-                            std::int64_t largest) {
+                            std::int64_t largest, const std::string& op = "rotate", std::int64_t heads = 2) {
     const spec s = parse_spec(spec_text);
     std::vector<case_def> cases;
     for (const std::int64_t role : {0, 1})
@@ -124,16 +137,18 @@ std::vector<case_set> rope_sets() {
                                    std::int64_t{256}, std::int64_t{257}, std::int64_t{511}, std::int64_t{512}, std::int64_t{513},
                                    std::int64_t{4096}, std::int64_t{8192}, largest}) {
         op_inputs in = positions({p});
-        in.x = gaussian({1, 2, *head_dim(s)}, seed++);
+        in.x = gaussian({1, heads, *head_dim(s)}, seed++);
         in.role = role;
         cases.push_back({fmt::format("{}_p{}", role == 0 ? "query" : "key", p), std::move(in)});
       }
-    out.push_back(set(path, comment, "rotate", spec_text, std::move(cases)));
+    out.push_back(set(path, comment, op, spec_text, std::move(cases)));
   };
   xpos_set("xpos/torchscale.json", "xPos at torchscale's settings: head dim 128, gamma 0.4, scale_base 512, gptj pairs", "xpos(dim=128)", 1600,
            32768);
   xpos_set("xpos/neox_gamma_0.25.json", "xPos in neox pairs, head dim 64, gamma 0.25, scale_base 256", "xpos(dim=64, gamma=0.25, scale_base=256, layout=neox)",
            1700, 12288);
+  xpos_set("xpos/grad.json", "xPos's backward pass: dx = zeta^(+-p/scale_base) R_p^T dy by role, head dim 16, gamma 0.4, scale_base 512",
+           "xpos(dim=16)", 2400, 32768, "rotate_grad", 1);
   return out;
 }
 

@@ -65,6 +65,7 @@ struct rotate_args {
   bool neox;  // pair i is (i, i + rotary_dim/2) (rotate_half); else (2i, 2i+1) (GPT-J)
   io_type io;
   angle_mode mode;
+  bool transpose = false;  // R_p^T (rotate_grad, the backward pass): each pair turned by -p omega
 };
 
 // Heads one work item turns with one sine and cosine. On the GPU the angle (integer products and
@@ -98,7 +99,8 @@ PE_HD inline void run_item(const rotate_args& a, std::int64_t index) {
   PE_UNROLL
   for (int h = 0; h < heads_per_item; ++h)
     if (h < count) xa[h] = load_io(a.io, a.x, ia + h * a.dim), xb[h] = load_io(a.io, a.x, ib + h * a.dim);
-  const pair_turn t = turn_of(a.mode, a.pos[token], a.inv_freq[k], a.turns + 2 * k);
+  pair_turn t = turn_of(a.mode, a.pos[token], a.inv_freq[k], a.turns + 2 * k);
+  if (a.transpose) t.s32 = -t.s32, t.s64 = -t.s64;  // sin(-theta) = -sin(theta), exactly
   PE_UNROLL
   for (int h = 0; h < heads_per_item; ++h) {
     if (h >= count) break;

@@ -21,11 +21,15 @@ angle_mode angle_mode_from_environment() {
 // The spec's frequencies and attention factor come from pecheck's rope_plan (so every scaling
 // works); what the gate checks is the kernel: its layout, partial rotary, angles, sin and cos,
 // the rotation, and f32/f16/bf16 storage. rope only (rotate_tables says why).
-void serve_rotate(const pe::spec& s, const call& c) {
+// rotate turns x by R_p into y; rotate_grad, the backward pass, turns dy by R_p^T (the sine
+// negated) into dx.
+namespace {
+
+void serve_turn(const pe::spec& s, const call& c, const char* op, const char* input, bool transpose) {
   if (!rotate_tables::takes(s)) throw unsupported{};
-  const pe_tensor* x = find_input(c, "x");
-  if (x == nullptr || x->rank != 3) throw failure{"rotate needs x [T, H, D]"};
-  const auto pos = positions(c, "rotate", "pos");
+  const pe_tensor* x = find_input(c, input);
+  if (x == nullptr || x->rank != 3) throw failure{fmt::format("{} needs {} [T, H, D]", op, input)};
+  const auto pos = positions(c, op, "pos");
   const auto tables = rotate_tables::of(s, pos);
   rotate_args a{};
   a.io = io_of(x->dtype);
@@ -33,10 +37,16 @@ void serve_rotate(const pe::spec& s, const call& c) {
   a.tokens = x->shape[0], a.heads = x->shape[1], a.dim = x->shape[2];
   a.rotary_dim = tables.rotary_dim, a.neox = tables.neox;
   if (a.dim != tables.dim || static_cast<std::int64_t>(pos.size()) != a.tokens) throw failure{"x's head dim or pos's length does not match the spec"};
-  a.x = x->data, a.y = only_output(c, "rotate", {a.tokens, a.heads, a.dim}).data, a.pos = pos.data();
+  a.x = x->data, a.y = only_output(c, op, {a.tokens, a.heads, a.dim}).data, a.pos = pos.data();
   a.inv_freq = tables.inv_freq.data(), a.turns = tables.turns.data(), a.factor = tables.factor;
+  a.transpose = transpose;
   if (const std::string error = run_rotate(a); !error.empty()) throw failure{error};
 }
+
+}  // namespace
+
+void serve_rotate(const pe::spec& s, const call& c) { serve_turn(s, c, "rotate", "x", false); }
+void serve_rotate_grad(const pe::spec& s, const call& c) { serve_turn(s, c, "rotate_grad", "dy", true); }
 
 // Served for every scheme whose encode is sin and cos of p omega_i (its descriptor's phases).
 void serve_encode(const pe::spec& s, const call& c) {

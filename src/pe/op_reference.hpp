@@ -9,6 +9,7 @@ using run = typed_hook<op_run_signature>;
 run encode();    // pe [T, dim]
 run inv_freq();  // inv_freq [pairs], attention_factor []
 run rotate();    // y [T, H, D]
+run rotate_grad();  // dx [T, H, D] = J^T dy
 run matrix();    // R [D, D] at one position
 run scale();     // scale [T]
 run bucket();    // bucket [N]

@@ -94,6 +94,17 @@ std::vector<op_schema> build() {
        .needs = needs(plan, "rotate", "a rotation_plan"),
        .run = run::rotate(),
        .rows = by_token_and_head("pos/head", append_token, true)},
+      // rotate's backward pass: dy is held where rotate's x is (op_inputs::x), so that every
+      // layer that reads the rotated rows (chunks, bounds, draws, probes) reads it alike.
+      {.op = "rotate_grad",
+       .tensors = {input("dy", k::real, {"T", "H", "D"}, PE_FIELD(x)), position_rows("pos", "T", PE_FIELD(pos)),
+                   for_schemes(scheme_filter::role, input("role", k::integer, {}, PE_FIELD(role))), output("dx", k::real, {"T", "H", "D"})},
+       .agreements = {{"dy", "pos", "token counts"}},
+       .splits_by_token = true,
+       .adjoint_of = "rotate",
+       .needs = needs(plan, "rotate_grad", "a rotation_plan"),
+       .run = run::rotate_grad(),
+       .rows = by_token_and_head("pos/head", append_token, true)},
       {.op = "matrix",
        .tensors = {position_rows("pos", "1", PE_FIELD(pos)), output("R", k::real, {"D", "D"})},
        .reference_only = true,
@@ -195,6 +206,17 @@ std::vector<const tensor_schema*> inputs_of(std::string_view op, const spec& s, 
 bool takes_input(std::string_view op, const spec& s, std::string_view name) {
   const auto inputs = inputs_of(op, s, false);
   return std::any_of(inputs.begin(), inputs.end(), [&](const tensor_schema* t) { return t->name == name; });
+}
+
+bool takes_x_rows(std::string_view op, const spec& s) {
+  op_inputs probe;
+  const auto inputs = inputs_of(op, s, false);
+  return std::any_of(inputs.begin(), inputs.end(), [&](const tensor_schema* t) {
+    if (!t->field) return false;
+    const input_field field = t->field(probe);
+    const auto* real = std::get_if<tensor<double>*>(&field);
+    return real && *real == &probe.x;
+  });
 }
 
 std::vector<const tensor_schema*> outputs_of(std::string_view op, const spec& s) {

@@ -79,6 +79,9 @@ struct op_schema {
   // Each row of its one output reads only its own token's position row (and x), given the call's
   // length: a long call runs, prints and frees in chunks of tokens (op_chunks.hpp).
   bool splits_by_token = false;
+  // The op whose backward pass this is (rotate_grad: rotate), or "": diagnose then also tries the
+  // forward op in its place (a backward that forgot to transpose) and no gradient at all.
+  std::string_view adjoint_of;
   // What a scheme that lists the op must have (checked when the scheme registers); none: any scheme.
   hook_check needs;
   // How the reference computes it, at every scalar type (ops.cpp).
@@ -103,6 +106,9 @@ element_kind output_kind(std::string_view op, const spec& s, std::string_view na
 bool is_spec_constant(std::string_view op);
 // Whether the op on s takes the call input `name` ("pos", "x", ...).
 bool takes_input(std::string_view op, const spec& s, std::string_view name);
+
+// Whether the op on s reads rows [T, H, D] held in op_inputs::x (rotate's x, rotate_grad's dy).
+bool takes_x_rows(std::string_view op, const spec& s);
 
 // "[T, H, D]", or "[T] or [T, A]" for position rows: the notation of golden/README.md.
 std::string shape_text(const shape_rule& r);

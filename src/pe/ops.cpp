@@ -35,6 +35,20 @@ run rotate() {
   });
 }
 
+// dx = J^T dy. The rotation turns pair k by the angle p omega_k, linear in p, so R_p^T = R_(-p);
+// xPos's scale zeta^(+-p/scale_base) is symmetric and unchanged by the transpose, and the scale at p
+// for one role is the scale at -p for the other. So dx is rotate's exact output at the negated
+// positions with the role swapped, its frequencies those of the call's own length (seq_len).
+run rotate_grad() {
+  return run::of([]<class T>(const spec& s, const op_inputs& in, std::int64_t seq_len) {
+    std::vector<std::int64_t> negated(in.pos.size());
+    std::transform(in.pos.begin(), in.pos.end(), negated.begin(), [](std::int64_t p) { return -p; });
+    auto role = role_of(in);
+    if (role) role = *role == rotation_role::query ? rotation_role::key : rotation_role::query;
+    return single_output<T>("dx", rotate_pairs<T>(checked_plan(s, in, seq_len), in.x, negated, role));
+  });
+}
+
 run matrix() {
   return run::of([]<class T>(const spec& s, const op_inputs& in, std::int64_t seq_len) {
     const rotary_plan plan = checked_plan(s, in, seq_len);

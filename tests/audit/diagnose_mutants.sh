@@ -6,7 +6,7 @@
 set -u
 pecheck=$1 dir=$2 table=$3
 hits=0 total=0 wrong=0
-while IFS='|' read -r mutant spec want; do
+while IFS='|' read -r mutant spec want op; do
   case "$mutant" in ''|'#'*) continue ;; esac
   total=$((total + 1))
   json=$(mktemp)
@@ -16,7 +16,10 @@ while IFS='|' read -r mutant spec want; do
   else
     impl=(--impl "$dir/libmutant_$mutant.so")
   fi
-  "$pecheck" diagnose "${impl[@]}" --spec "$spec" --json "$json" > /dev/null 2>&1
+  # A fourth column names the op to diagnose (rotate_grad for a backward pass); none: diagnose's default.
+  op_flag=()
+  [ -n "${op:-}" ] && op_flag=(--op "$op")
+  "$pecheck" diagnose "${impl[@]}" --spec "$spec" "${op_flag[@]}" --json "$json" > /dev/null 2>&1
   IFS=$'\t' read -r best residual < <(/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d['ranking'][0]; print(r['name'] + '\t' + str(r['residual']))" "$json" 2>/dev/null || printf 'none\tinf\n')
   rm -f "$json"
   fits=$(/usr/bin/python3 -c "import sys; print(1 if sys.argv[1] != 'inf' and float(sys.argv[1]) <= 1 else 0)" "$residual")

@@ -293,10 +293,11 @@ def serve_with_fault():
     faulty = FaultyStdout(stdout)
 
     def fn(op, spec, inputs):
-        if mode == "unsupported_unless_position_0" and op == "rotate" and inputs["pos"].any():
+        turns = op in ("rotate", "rotate_grad")  # the forward turn and its backward pass
+        if mode == "unsupported_unless_position_0" and turns and inputs["pos"].any():
             raise pecheck_serve.Unsupported("a position past 0")
-        if mode == "unsupported_on_edge_values" and op == "rotate":
-            x = abs(inputs["x"])
+        if mode == "unsupported_on_edge_values" and turns:
+            x = abs(inputs["x" if op == "rotate" else "dy"])
             if ((x > 0) & (x < numpy.finfo(x.dtype).tiny)).any() or (x > 2.0 ** 100).any():
                 raise pecheck_serve.Unsupported("a value at the dtype's edges")
         if mode == "inv_freq_only" and op != "inv_freq":
@@ -314,7 +315,7 @@ def serve_with_fault():
         return numpy_rope.rope(op, spec, inputs)
 
     sys.stdout = type("stdout", (), {"buffer": faulty})()
-    pecheck_serve.serve(fn, name=f"faulty wire {mode}", ops=["rotate", "inv_freq", "attend"])
+    pecheck_serve.serve(fn, name=f"faulty wire {mode}", ops=["rotate", "rotate_grad", "inv_freq", "attend"])
 
 
 if mode in SERVED_MODES:

@@ -1,6 +1,6 @@
 /* Deliberately wrong implementations for the gate's own test: one source, one bug per build
  * (-DMUTANT=n), each modelled on a real bug class; MUTANT=0 is the correct build, which must pass.
- * Ops: rope rotate and inv_freq (f32), alibi bias, t5 bucket and bias, sinusoidal encode, kerple bias,
+ * Ops: rope rotate, rotate_grad and inv_freq (f32), alibi bias, t5 bucket and bias, sinusoidal encode, kerple bias,
  * llama4_temperature scale, xpos rotate. */
 #include <math.h>
 #include <stdio.h>
@@ -57,8 +57,14 @@ enum {
   XPOS_ROLES_SWAPPED = 38,     /* xPos's scale zeta^(p/sb) given to keys and zeta^(-p/sb) to queries */
   XPOS_SCALE_CONCATENATED = 39, /* xPos's per-pair scales concatenated [z, z] over interleaved pairs (rotary-embedding-torch #34) */
   HEADS_PAST_8_UNROTATED = 40,  /* a kernel that turns heads in groups of 8 and drops the second group: heads 8.. passed through */
-  POLAR_SQUARED_NORM = 41       /* each pair turned as r (u c - v s, v c + u s) with r = sqrtf(a a + b b), not hypotf: the squares
+  POLAR_SQUARED_NORM = 41,      /* each pair turned as r (u c - v s, v c + u s) with r = sqrtf(a a + b b), not hypotf: the squares
                                  * overflow past 2^64 and vanish below 2^-75, so large or tiny inputs give inf or NaN */
+  GRAD_FORWARD_TURN = 42,       /* the backward pass turns dy forward (R_p dy, not R_p^T dy): a conjugate flag never read
+                                 * (flash-attention's ApplyRotaryEmbQKV_ backward) */
+  GRAD_ZEROS = 43,              /* no backward at all: dx = 0 (candle's fused rope returned no gradient) */
+  GRAD_SIN_NEOX_TABLE = 44      /* the backward under gptj pairs reads sin from a table in neox order, cat(s, s), so dims 2i and
+                                 * 2i+1 take the sines of pairs 2i and 2i+1 mod r/2 (Paddle's fused RoPE backward for
+                                 * non-NeoX pairs, whose test passed because its two sin halves were equal) */
 };
 
 int32_t pe_impl_abi_version(void) { return PE_IMPL_ABI_VERSION; }
@@ -167,10 +173,11 @@ static int read_rope(const char *spec, struct rope_setup *r) {
   return 1;
 }
 
-static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out) {
+/* rotate (backward 0: y = R_p x) or rotate_grad (backward 1: dx = R_p^T dy, the sine negated). */
+static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out, int backward) {
   struct rope_setup r;
   if (!read_rope(spec, &r)) return PE_UNSUPPORTED;
-  const pe_tensor *x = pe_find_input(in, n_in, "x"), *pos = pe_find_input(in, n_in, "pos");
+  const pe_tensor *x = pe_find_input(in, n_in, backward ? "dy" : "x"), *pos = pe_find_input(in, n_in, "pos");
   const long dim = r.dim, rotary = r.rotary, denominator = r.denominator;
   const float base = r.base;
   int neox = strncmp(pe_spec_field(spec, "layout"), "neox", 4) == 0;
@@ -216,12 +223,16 @@ static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
         if (MUTANT == THETA_SCALE_HEAD_DIM) angle = chained, chained *= theta_scale;
         if (MUTANT == ANGLES_BF16) angle = round_bits(angle, 8);
         float c = cosf(angle) * in_trig, s = sinf(angle) * in_trig;
+        if (backward && MUTANT == GRAD_SIN_NEOX_TABLE && !neox) s = sinf(fp * inv_freq[(2 * i) % (rotary / 2)]) * in_trig;
+        if (backward && MUTANT != GRAD_FORWARD_TURN) s = -s;
         if (MUTANT == FP16_COS_SIN) c = round_bits(c, 11), s = round_bits(s, 11);
         if (MUTANT == SIGN_FLIPPED) s = -s;
         if (MUTANT == NAN_AT_ZERO && position == 0) c = NAN;
         const long a = neox ? i : 2 * i, b = neox ? i + rotary / 2 : 2 * i + 1;
         yv[a] = (xv[a] * c - (MUTANT == SIN_SIGN_ONE_OUTPUT ? -1 : 1) * xv[b] * s) * on_output;
         yv[b] = (xv[b] * c + xv[a] * s) * on_output;
+        if (backward && MUTANT == GRAD_SIN_NEOX_TABLE && !neox) yv[b] = (xv[b] * c - xv[a] * sinf(fp * inv_freq[(2 * i + 1) % (rotary / 2)]) * in_trig) * on_output;
+        if (backward && MUTANT == GRAD_ZEROS) yv[a] = yv[b] = 0;
         if (MUTANT == POLAR_SQUARED_NORM) {
           const float r = sqrtf(xv[a] * xv[a] + xv[b] * xv[b]), u = xv[a] / r, v = xv[b] / r;
           if (r != 0 || xv[a] != 0 || xv[b] != 0) yv[a] = r * (u * c - v * s), yv[b] = r * (v * c + u * s);
@@ -414,7 +425,8 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
                     int32_t n_outputs, char *message, size_t message_size) {
   (void)message, (void)message_size;
   if (MUTANT == UNSUPPORTED_EVERYTHING) return PE_UNSUPPORTED;
-  if (strcmp(op, "rotate") == 0 && strncmp(spec, "rope(", 5) == 0) return rotate(spec, inputs, n_inputs, outputs);
+  if (strcmp(op, "rotate") == 0 && strncmp(spec, "rope(", 5) == 0) return rotate(spec, inputs, n_inputs, outputs, 0);
+  if (strcmp(op, "rotate_grad") == 0 && strncmp(spec, "rope(", 5) == 0) return rotate(spec, inputs, n_inputs, outputs, 1);
   if (strcmp(op, "bias") == 0 && strncmp(spec, "alibi(", 6) == 0) return alibi(spec, inputs, n_inputs, outputs);
   if (strcmp(op, "inv_freq") == 0 && strncmp(spec, "rope(", 5) == 0) return rope_inv_freq(spec, outputs, n_outputs);
   if (strcmp(op, "bucket") == 0 && strncmp(spec, "t5(", 3) == 0) return t5_bucket(spec, inputs, n_inputs, outputs);

@@ -2,7 +2,8 @@
  * from the published description of the algorithm. The gate must pass every one of them at the
  * standard tolerance (proofs/gate_tolerance.md): a false alarm on correct code is a gate bug.
  *
- * Ops: rotate and inv_freq of rope(...) with neox or gptj pairs, partial rotary_dim, and the
+ * Ops: rotate, rotate_grad (the backward pass: each algorithm's turn with the sine negated, R_p^T
+ * dy) and inv_freq of rope(...) with neox or gptj pairs, partial rotary_dim, and the
  * scalings linear, yarn (magnitude hf or ggml), llama3, longrope and dynamic. I/O in f32, bf16 or
  * fp16; the arithmetic is binary32 except where the algorithm says otherwise. */
 #include <complex.h>
@@ -255,10 +256,12 @@ static void angles(const struct rope *r, const float *w, int64_t p, float *theta
   }
 }
 
-static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out, int32_t n_out, char *message, size_t size) {
-  const pe_tensor *x = pe_find_input(in, n_in, "x"), *pos = pe_find_input(in, n_in, "pos");
+/* rotate (backward 0: y = R_p x) or rotate_grad (backward 1: dx = R_p^T dy). */
+static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out, int32_t n_out, char *message, size_t size,
+                      int backward) {
+  const pe_tensor *x = pe_find_input(in, n_in, backward ? "dy" : "x"), *pos = pe_find_input(in, n_in, "pos");
   if (!x || !pos || n_out != 1 || x->rank != 3 || pos->rank != 1 || pos->dtype != PE_I64) {
-    snprintf(message, size, "rotate needs x [T, H, D] and pos [T] in i64");
+    snprintf(message, size, "%s needs %s [T, H, D] and pos [T] in i64", backward ? "rotate_grad" : "rotate", backward ? "dy" : "x");
     return PE_ERROR;
   }
   if (x->dtype != PE_F32 && x->dtype != PE_BF16 && x->dtype != PE_F16) return PE_UNSUPPORTED; /* binary32 arithmetic */
@@ -282,6 +285,7 @@ static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
       /* HF multiplies cos and sin by the attention factor; a cache stores them so */
       c[i] = cosf(theta[i]) * r.attention, s[i] = sinf(theta[i]) * r.attention;
       if (ALGORITHM == CACHE_IO) c[i] = in_dtype(io, c[i]), s[i] = in_dtype(io, s[i]);
+      if (backward) s[i] = -s[i]; /* the transpose: sin(-theta), exactly */
     }
     for (int64_t h = 0; h < heads; ++h) {
       const int64_t row = (t * heads + h) * dim;
@@ -332,7 +336,8 @@ static int32_t inv_freq(const char *spec, pe_tensor *out, int32_t n_out) {
 static int32_t run(const char *op, const char *spec, const pe_tensor *inputs, int32_t n_inputs, pe_tensor *outputs, int32_t n_outputs,
                    char *message, size_t message_size) {
   if (strncmp(spec, "rope(", 5) != 0) return PE_UNSUPPORTED;
-  if (strcmp(op, "rotate") == 0) return rotate(spec, inputs, n_inputs, outputs, n_outputs, message, message_size);
+  if (strcmp(op, "rotate") == 0) return rotate(spec, inputs, n_inputs, outputs, n_outputs, message, message_size, 0);
+  if (strcmp(op, "rotate_grad") == 0) return rotate(spec, inputs, n_inputs, outputs, n_outputs, message, message_size, 1);
   if (strcmp(op, "inv_freq") == 0) return inv_freq(spec, outputs, n_outputs);
   return PE_UNSUPPORTED;
 }
