@@ -971,6 +971,33 @@ def op_rotate_grad(spec_text, spec, inputs):
     return {"dx": ([T, H, D], out)}
 
 
+def op_apply_tables(spec_text, spec, inputs):
+    """x [T, H, D] turned by the given tables: y_a = c x_a - s x_b, y_b = s x_a + c x_b with c, s the
+    cos and sin rows [T, pairs] of the token, column k for the spec's pair k; pass-through copied."""
+    if spec.name not in ROTARY:
+        raise Unsupported("op apply_tables: unknown scheme %r" % spec.name)
+    x, c, s_ = need(inputs, "x", "cos", "sin")
+    xs, (T, H, D) = split3(x)
+    Dp, pairs, _A = rotation_plan(spec_text, spec, 1)  # only the pairs: the tables carry the angles
+    if Dp != D:
+        raise Malformed("apply_tables: x has D = %d, spec %d" % (D, Dp))
+    for name, t in (("cos", c), ("sin", s_)):
+        if t["shape"] != [T, len(pairs)]:
+            raise Malformed("apply_tables: %s has shape %r, not [%d, %d]" % (name, t["shape"], T, len(pairs)))
+    P = len(pairs)
+    out = []
+    for t in range(T):
+        for h in range(H):
+            v = xs[t][h]
+            y = list(v)
+            for k, (a, b, _w, _col) in enumerate(pairs):
+                ck, sk = c["data"][t * P + k], s_["data"][t * P + k]
+                y[a] = ck * v[a] - sk * v[b]
+                y[b] = sk * v[a] + ck * v[b]
+            out.extend(y)
+    return {"y": ([T, H, D], out)}
+
+
 def op_scale(spec_text, spec, inputs):
     if spec.name != "llama4_temperature":
         raise Unsupported("op scale: unknown scheme %r" % spec.name)
@@ -1220,6 +1247,7 @@ OPS = {
     "inv_freq": op_inv_freq,
     "rotate": op_rotate,
     "rotate_grad": op_rotate_grad,
+    "apply_tables": op_apply_tables,
     "matrix": op_matrix,
     "bias": op_bias,
     "bucket": op_bucket,

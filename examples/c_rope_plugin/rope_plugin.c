@@ -2,7 +2,9 @@
  * Hugging Face computes it: inv_freq = 1 / base^(2i/r) in float, angle = float(p) * inv_freq
  * in float, cos/sin in float, y = x cos +- x sin in float; neox (rotate_half) and gptj pairs,
  * partial rotary_dim. It also serves the backward pass, rotate_grad: dx = R_p^T dy, the same turn
- * with the sine's sign flipped. Scalings, explicit freqs and p-RoPE answer PE_UNSUPPORTED.
+ * with the sine's sign flipped; and apply_tables, the rotation by cos and sin tables it is handed
+ * (any rope spec: the tables carry the angles). Scalings, explicit freqs and p-RoPE answer
+ * PE_UNSUPPORTED for rotate and rotate_grad.
  *
  *   cc -O2 -shared -fPIC -I<pecheck>/src/gate rope_plugin.c -o librope_plugin.so -lm
  *   pecheck gate --impl ./librope_plugin.so --spec 'rope(dim=128, layout=neox)' --dtype f32
@@ -19,8 +21,41 @@ int32_t pe_impl_abi_version(void) { return PE_IMPL_ABI_VERSION; }
 const char *pe_impl_name(void) { return "example binary32 RoPE (HF-style)"; }
 
 
+/* apply_tables: x [T, H, D] turned by the cos and sin tables [T, rotary_dim/2] it is handed (a row
+ * per token, a column per pair), in binary32: y_a = x_a c - x_b s, y_b = x_b c + x_a s. */
+static int32_t apply_tables(const char *spec, const pe_tensor *inputs, int32_t n_inputs, pe_tensor *outputs, int32_t n_outputs,
+                            char *message, size_t message_size) {
+  const pe_tensor *x = pe_find_input(inputs, n_inputs, "x"), *cos_t = pe_find_input(inputs, n_inputs, "cos"),
+                  *sin_t = pe_find_input(inputs, n_inputs, "sin");
+  if (x && x->dtype != PE_F32) return PE_UNSUPPORTED;
+  if (!x || !cos_t || !sin_t || n_outputs != 1 || x->rank != 3 || cos_t->rank != 2 || sin_t->rank != 2) {
+    snprintf(message, message_size, "apply_tables needs x [T, H, D], cos and sin [T, pairs] in f32");
+    return PE_ERROR;
+  }
+  const long dim = strtol(pe_spec_field(spec, "dim"), NULL, 10), rotary = strtol(pe_spec_field(spec, "rotary_dim"), NULL, 10);
+  const int neox = strncmp(pe_spec_field(spec, "layout"), "neox", 4) == 0;
+  const int64_t tokens = x->shape[0], heads = x->shape[1], pairs = rotary / 2;
+  const float *in = (const float *)x->data, *cs = (const float *)cos_t->data, *sn = (const float *)sin_t->data;
+  float *out = (float *)outputs[0].data;
+  for (int64_t t = 0; t < tokens; ++t)
+    for (int64_t h = 0; h < heads; ++h) {
+      const float *xv = in + (t * heads + h) * dim;
+      float *yv = out + (t * heads + h) * dim;
+      for (long i = 0; i < pairs; ++i) {
+        const float c = cs[t * pairs + i], s = sn[t * pairs + i];
+        const long a = neox ? i : 2 * i, b = neox ? i + pairs : 2 * i + 1;
+        yv[a] = xv[a] * c - xv[b] * s;
+        yv[b] = xv[b] * c + xv[a] * s;
+      }
+      for (long d = rotary; d < dim; ++d) yv[d] = xv[d];
+    }
+  return PE_OK;
+}
+
 int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, int32_t n_inputs, pe_tensor *outputs,
                     int32_t n_outputs, char *message, size_t message_size) {
+  if (strcmp(op, "apply_tables") == 0 && strncmp(spec, "rope(", 5) == 0)
+    return apply_tables(spec, inputs, n_inputs, outputs, n_outputs, message, message_size);
   const int backward = strcmp(op, "rotate_grad") == 0; /* dy in, dx = R_p^T dy out */
   if ((strcmp(op, "rotate") != 0 && !backward) || strncmp(spec, "rope(", 5) != 0) return PE_UNSUPPORTED;
   if (pe_spec_field(spec, "scaling") || pe_spec_field(spec, "freqs")) return PE_UNSUPPORTED;

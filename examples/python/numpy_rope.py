@@ -2,8 +2,8 @@
 """A correct single-file NumPy RoPE for `pecheck gate --impl-cmd`, in binary32 the way Hugging Face
 computes it: inv_freq = 1 / base^(arange(0, r, 2) / r) in float32, angles = float32(pos) * inv_freq,
 cos/sin in float32, y = x cos + rotate_half(x) sin (neox) or the interleaved pairs (gptj); its
-backward pass (op rotate_grad: dx = R_p^T dy, the same turn with the sine negated); and RoPE
-attention (op attend) in float32.
+backward pass (op rotate_grad: dx = R_p^T dy, the same turn with the sine negated); the turn by
+cos and sin tables it is handed (op apply_tables); and RoPE attention (op attend) in float32.
 
     pecheck gate --impl-cmd '/usr/bin/python3 examples/python/numpy_rope.py' --spec 'rope(dim=128, layout=neox)'
 """
@@ -26,12 +26,16 @@ def frequencies(spec):
 def rotated(spec, x, pos, backward=False):
     """x [T, H, D] rotated at positions pos [T] (backward: by R_p^T), float32 throughout."""
     inv_freq = frequencies(spec)
+    angles = pos.astype(np.float32)[:, None] * inv_freq[None, :]  # [T, r/2]
+    sin = np.sin(angles)
+    return turned(spec, x, np.cos(angles), -sin if backward else sin)  # the transpose: sin(-theta)
+
+
+def turned(spec, x, cos, sin):
+    """x [T, H, D] with each pair turned by the cos and sin rows [T, r/2] of its token."""
     rotary = int(spec_field(spec, "rotary_dim"))
     neox = spec_field(spec, "layout") == "neox"
-    angles = pos.astype(np.float32)[:, None] * inv_freq[None, :]  # [T, r/2]
-    cos, sin = np.cos(angles)[:, None, :], np.sin(angles)[:, None, :]  # [T, 1, r/2]
-    if backward:
-        sin = -sin  # the transpose: sin(-theta)
+    cos, sin = cos[:, None, :], sin[:, None, :]  # [T, 1, r/2]
     y = x.copy()
     if neox:
         a, b = x[..., : rotary // 2], x[..., rotary // 2 : rotary]
@@ -65,8 +69,12 @@ def attention(spec, inputs):
 
 
 def rope(op, spec, inputs):
-    if op not in ("rotate", "rotate_grad", "inv_freq", "attend") or not spec.startswith("rope("):
+    if op not in ("rotate", "rotate_grad", "apply_tables", "inv_freq", "attend") or not spec.startswith("rope("):
         raise Unsupported(op)
+    if op == "apply_tables":  # any rope spec: the tables carry the angles
+        if any(t.dtype != np.float32 for t in inputs.values()):
+            raise Unsupported("inputs other than float32")
+        return {"y": turned(spec, inputs["x"], inputs["cos"], inputs["sin"])}
     if spec_field(spec, "scaling") or spec_field(spec, "freqs") or float(spec_field(spec, "truncate_low") or 0) != 0:
         raise Unsupported("scalings, explicit freqs and p-RoPE")
     if op == "inv_freq":  # unscaled: the attention factor is 1
@@ -81,4 +89,4 @@ def rope(op, spec, inputs):
 
 
 if __name__ == "__main__":
-    serve(rope, name="example NumPy RoPE (HF-style binary32)", ops=["rotate", "rotate_grad", "inv_freq", "attend"])
+    serve(rope, name="example NumPy RoPE (HF-style binary32)", ops=["rotate", "rotate_grad", "apply_tables", "inv_freq", "attend"])

@@ -441,12 +441,55 @@ void add_backward_variants(const spec& s, const std::string& op, std::vector<var
   out.push_back(std::move(none));
 }
 
+// A kernel handed cos and sin tables (apply_tables) that reads them wrong: every token reading the
+// tables' row of its head's index (a stride by head, not token), and sin read where cos belongs in
+// the first output of each pair (y_a = s x_a - s x_b).
+void add_table_variants(const spec& s, const std::string& op, std::vector<variant>& out) {
+  if (!takes_input(op, s, "cos") || !takes_input(op, s, "sin") || !is_rotary(s)) return;
+  variant by_head = of_transform("tables by head", s, "reading the tables' row h for head h of every token");
+  by_head.compute = [s, op](const op_inputs& in) {
+    const std::int64_t tokens = in.x.shape.at(0), heads = in.x.shape.at(1), dim = in.x.shape.at(2), width = in.cos.shape.at(1);
+    tensor<double> y(in.x.shape);
+    for (std::int64_t h = 0; h < heads; ++h) {
+      op_inputs one = in;  // head h alone, every token reading row h mod T of the tables
+      one.x = tensor<double>({tokens, 1, dim});
+      const std::int64_t row = h % tokens;
+      for (std::int64_t t = 0; t < tokens; ++t) {
+        std::copy_n(in.x.data.begin() + (t * heads + h) * dim, dim, one.x.data.begin() + t * dim);
+        std::copy_n(in.cos.data.begin() + row * width, width, one.cos.data.begin() + t * width);
+        std::copy_n(in.sin.data.begin() + row * width, width, one.sin.data.begin() + t * width);
+      }
+      const auto part = run_op<double>(op, s, one).at(0).value;
+      for (std::int64_t t = 0; t < tokens; ++t) std::copy_n(part.data.begin() + t * dim, dim, y.data.begin() + (t * heads + h) * dim);
+    }
+    return y;
+  };
+  out.push_back(std::move(by_head));
+  variant sin_twice = of_transform("sin for cos in the first output", s, "computing y_a = sin x_a - sin x_b");
+  sin_twice.compute = [s, op](const op_inputs& in) {
+    tensor<double> y = run_op<double>(op, s, in).at(0).value;
+    const auto pairs = rotation_plan_of(s, std::nullopt).pairs;
+    const std::int64_t tokens = in.x.shape.at(0), heads = in.x.shape.at(1), dim = in.x.shape.at(2), width = in.cos.shape.at(1);
+    for (std::int64_t t = 0; t < tokens; ++t)
+      for (std::int64_t h = 0; h < heads; ++h)
+        for (std::int64_t k = 0; k < width; ++k) {
+          const auto& pr = pairs[static_cast<std::size_t>(k)];
+          const double sn = in.sin.data[static_cast<std::size_t>(t * width + k)];
+          const auto a = static_cast<std::size_t>((t * heads + h) * dim + pr.a), b = static_cast<std::size_t>((t * heads + h) * dim + pr.b);
+          y.data[a] = sn * in.x.data[a] - sn * in.x.data[b];
+        }
+    return y;
+  };
+  out.push_back(std::move(sin_twice));
+}
+
 std::vector<variant> neighbourhood(const spec& s, const std::string& op) {
   std::vector<variant> out{of_spec("as asked", s)};
-  // The rotary transforms and models below compute the forward turn: a backward pass gets the
-  // specs and inputs read another way (the reference's own op runs those), and its own two.
+  // The rotary transforms and models below compute the forward turn from positions: a backward
+  // pass, or a kernel handed its tables, gets the specs and inputs read another way (the
+  // reference's own op runs those), and its own variants.
   const op_schema* o = find_op_schema(op);
-  const bool forward = !o || o->adjoint_of.empty();
+  const bool forward = (!o || o->adjoint_of.empty()) && takes_input(op, s, "pos");
   // A backward pass that turns forward is also "positions negated": named first, as what it is.
   add_backward_variants(s, op, out);
   add_parameter_variants(s, out);
@@ -455,6 +498,7 @@ std::vector<variant> neighbourhood(const spec& s, const std::string& op) {
   add_scaling_variants(s, out);
   add_length_variants(s, op, out);
   add_input_variants(s, op, out);
+  add_table_variants(s, op, out);
   add_slope_variants(s, op, out);
   add_bucket_variants(s, op, out);
   if (forward) add_rotary_models(s, out);

@@ -3,6 +3,7 @@
 #include "gate/op_draws.hpp"
 
 #include <algorithm>
+#include <tuple>
 #include <cmath>
 
 #include "pe/error.hpp"
@@ -55,6 +56,12 @@ void put_edge_values(const spec& s, op_inputs& in, dtype io) {
   if (growth > 0) k = std::min(k, static_cast<int>(std::floor(std::log2(std::ldexp(1.0, f.emax) / growth))));
   for (const auto e : large_at) in.x.data[e] = std::ldexp(large.x.data[e], k);
 }
+
+// apply_tables' cos and sin [T, pairs]: the exact cos and sin of the spec's angles at each token's
+// position row (angle_tables). The gate rounds them to the I/O dtype with the other real inputs;
+// in.pos keeps the positions they came from, for the coverage classes (a table of large angles is
+// its own class).
+void put_tables(const spec& s, op_inputs& in) { std::tie(in.cos, in.sin) = angle_tables(s, in); }
 
 // 1 to 8 tokens, the first draw of every op's case.
 std::int64_t draw_tokens() { return *rc::gen::inRange<std::int64_t>(1, 9); }
@@ -117,6 +124,14 @@ op_inputs rotate(const spec& s, std::int64_t max_pos, dtype io) {
   const bool edges = *rc::gen::inRange(0, 4) == 0;
   if (edges) put_edge_values(s, in, io);
   RC_CLASSIFY(edges, "values at the dtype's edges");
+  return in;
+}
+
+// rotate's case (x, its edge values, positions near the scheme's boundaries), with the tables of
+// its positions' angles in place of the positions.
+op_inputs apply_tables(const spec& s, std::int64_t max_pos, dtype io) {
+  op_inputs in = rotate(s, max_pos, io);
+  put_tables(s, in);
   return in;
 }
 
@@ -194,6 +209,12 @@ op_inputs rotate(const spec& s, const std::vector<std::int64_t>& pos, std::mt199
   in.x = tensor<double>({static_cast<std::int64_t>(pos.size()), heads, dim});
   for (auto& v : in.x.data) v = uniform();
   if (rotates_by_role(s)) in.role = 0;
+  return in;
+}
+
+op_inputs apply_tables(const spec& s, const std::vector<std::int64_t>& pos, std::mt19937_64& draw, dtype io, std::int64_t reach) {
+  op_inputs in = rotate(s, pos, draw, io, reach);
+  draws::put_tables(s, in);
   return in;
 }
 

@@ -247,6 +247,30 @@ void rotate(const error_model& m, const spec& s, const op_inputs& in, const std:
   add_rotation_bounds(m, rotation_plan_of(s, call_seq_len(in.pos)), in, out[0]);
 }
 
+// The application alone (proofs/gate_tolerance.md, "apply_tables"): two products and their sum
+// in the working precision, 3 u_w of |x_a c| + |x_b s|, three more roundings where the kernel
+// multiplies and adds in a narrower I/O dtype, and a flushed subnormal's few smallest normals.
+void apply_tables(const error_model& m, const spec& s, const op_inputs& in, const std::vector<named_tensor<double>>&,
+                  std::vector<std::vector<double>>& out) {
+  const auto pairs = rotation_plan_of(s, std::nullopt).pairs;
+  const double u_w = dtype_roundoff(m.working), u_io = dtype_roundoff(m.io);
+  const double u_store = u_io > u_w ? u_io : 0;
+  const double underflow = 3 * lowest_normal(m.working) + (u_store > 0 ? 2 * subnormal_spacing(m.io) : 0);
+  const std::int64_t tokens = in.x.shape.at(0), heads = in.x.shape.at(1), dim = in.x.shape.at(2);
+  const auto width = static_cast<std::int64_t>(pairs.size());
+  for (std::int64_t t = 0; t < tokens; ++t)
+    for (std::int64_t k = 0; k < width; ++k) {
+      const double c = std::abs(in.cos.data[static_cast<std::size_t>(t * width + k)]), sn = std::abs(in.sin.data[static_cast<std::size_t>(t * width + k)]);
+      const auto& pr = pairs[static_cast<std::size_t>(k)];
+      for (std::int64_t h = 0; h < heads; ++h) {
+        const auto a = static_cast<std::size_t>((t * heads + h) * dim + pr.a), b = static_cast<std::size_t>((t * heads + h) * dim + pr.b);
+        const double xa = std::abs(in.x.data[a]), xb = std::abs(in.x.data[b]);
+        out[0][a] += (xa * c + xb * sn) * (3 * u_w + 3 * u_store) + underflow;
+        out[0][b] += (xa * sn + xb * c) * (3 * u_w + 3 * u_store) + underflow;
+      }
+    }
+}
+
 void bias(const error_model& m, const spec& s, const op_inputs& in, const std::vector<named_tensor<double>>& exact,
           std::vector<std::vector<double>>& out) {
   add_bias_kernel_errors(s, in.qpos, in.kpos, exact[0].value.data, dtype_roundoff(m.working), out[0]);

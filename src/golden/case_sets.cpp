@@ -2,6 +2,7 @@
 #include "golden/case_sets.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -104,6 +105,17 @@ std::vector<case_set> rope_sets() {
   rotate_set("rope/gptj_6b.json", "GPT-J 6B: head dim 256, rotary_dim 64, interleaved (gptj) pairs", "rope(dim=256, rotary_dim=64, layout=gptj)", 700);
   // The backward pass: R_p^T dy, in both layouts (a backward written for one layout's pairs
   // fails the other's), with partial rotary, and with an attention factor (YaRN scales dx too).
+  // apply_tables: one token at each hard position, its tables the exact cos and sin of the spec's
+  // angles there (rounded to binary64), one head, small dims (the tree's size budget).
+  const auto tables_set = [&](std::string path, std::string comment, const std::string& spec_text, std::uint64_t seed) {
+    const spec s = parse_spec(spec_text);
+    auto cases = per_position("apply_tables", *head_dim(s), 1, seed, hard_rows(position_axes(s)));
+    for (auto& c : cases) std::tie(c.in.cos, c.in.sin) = angle_tables(s, c.in);
+    out.push_back(set(path, comment, "apply_tables", spec_text, std::move(cases)));
+  };
+  tables_set("rope/tables_neox.json", "apply_tables: x turned by given cos and sin tables [T, pairs], neox pairs, head dim 8", "rope(dim=8)", 2500);
+  tables_set("rope/tables_gptj_partial.json", "apply_tables: gptj pairs, rotary_dim 6 of 8 (the rest copied)",
+             "rope(dim=8, rotary_dim=6, layout=gptj)", 2600);
   rotate_set("rope/grad_neox.json", "the backward pass dx = R_p^T dy: head dim 64, neox pairs", "rope(dim=64)", 2000, "rotate_grad", 1);
   rotate_set("rope/grad_gptj_partial.json", "the backward pass: gptj pairs, rotary_dim 32 of 64 (the rest copied)",
              "rope(dim=64, rotary_dim=32, layout=gptj)", 2100, "rotate_grad", 1);
@@ -147,8 +159,8 @@ std::vector<case_set> rope_sets() {
            32768);
   xpos_set("xpos/neox_gamma_0.25.json", "xPos in neox pairs, head dim 64, gamma 0.25, scale_base 256", "xpos(dim=64, gamma=0.25, scale_base=256, layout=neox)",
            1700, 12288);
-  xpos_set("xpos/grad.json", "xPos's backward pass: dx = zeta^(+-p/scale_base) R_p^T dy by role, head dim 16, gamma 0.4, scale_base 512",
-           "xpos(dim=16)", 2400, 32768, "rotate_grad", 1);
+  xpos_set("xpos/grad.json", "xPos's backward pass: dx = zeta^(+-p/scale_base) R_p^T dy by role, head dim 8, gamma 0.4, scale_base 512",
+           "xpos(dim=8)", 2400, 32768, "rotate_grad", 1);
   return out;
 }
 

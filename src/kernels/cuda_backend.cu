@@ -102,6 +102,15 @@ std::string run_rotate(const rotate_args& host) {
   return launch(d, dev, host.y, dev.y, sized(elements) * io_bytes(host.io));
 }
 
+std::string run_apply_tables(const tables_args& host) {
+  const std::int64_t elements = host.tokens * host.heads * host.dim, entries = host.tokens * (host.rotary_dim / 2);
+  device_arrays d;
+  tables_args dev = host;
+  dev.x = d.put_io(host.x, host.io, elements), dev.y = d.put_io(nullptr, host.io, elements);
+  dev.cos = d.put_io(host.cos, host.io, entries), dev.sin = d.put_io(host.sin, host.io, entries);
+  return launch(d, dev, host.y, dev.y, sized(elements) * io_bytes(host.io));
+}
+
 std::string run_encode(const encode_args& host) {
   const std::int64_t elements = host.tokens * host.dim;
   device_arrays d;

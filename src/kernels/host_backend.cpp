@@ -7,6 +7,7 @@ namespace pe::kernels {
 const char* backend_name() { return "host emulation"; }
 
 std::string run_rotate(const rotate_args& args) { run_on_host(args); return {}; }
+std::string run_apply_tables(const tables_args& args) { run_on_host(args); return {}; }
 std::string run_encode(const encode_args& args) { run_on_host(args); return {}; }
 std::string run_bias(const alibi_args& args) { run_on_host(args); return {}; }
 std::string run_bias(const t5_args& args) { run_on_host(args); return {}; }

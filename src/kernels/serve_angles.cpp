@@ -46,6 +46,25 @@ void serve_turn(const pe::spec& s, const call& c, const char* op, const char* in
 }  // namespace
 
 void serve_rotate(const pe::spec& s, const call& c) { serve_turn(s, c, "rotate", "x", false); }
+
+// apply_tables: x turned by the cos and sin tables the call hands (rope: its layout and rotary
+// window from the spec; the angles are the tables').
+void serve_apply_tables(const pe::spec& s, const call& c) {
+  if (!rotate_tables::takes(s)) throw unsupported{};
+  const pe_tensor *x = find_input(c, "x"), *cos = find_input(c, "cos"), *sin = find_input(c, "sin");
+  if (x == nullptr || cos == nullptr || sin == nullptr || x->rank != 3 || cos->rank != 2 || sin->rank != 2)
+    throw failure{"apply_tables needs x [T, H, D], cos and sin [T, pairs]"};
+  const auto plan = pe::rotation_plan_of(s, std::nullopt);
+  tables_args a{};
+  a.io = io_of(x->dtype);
+  if (cos->dtype != x->dtype || sin->dtype != x->dtype) throw failure{"apply_tables: cos and sin must have x's dtype"};
+  a.tokens = x->shape[0], a.heads = x->shape[1], a.dim = x->shape[2];
+  a.rotary_dim = plan.blocks.front().width, a.neox = plan.blocks.front().neox;
+  if (a.dim != plan.dim || cos->shape[0] != a.tokens || cos->shape[1] != a.rotary_dim / 2 || sin->shape[0] != a.tokens || sin->shape[1] != a.rotary_dim / 2)
+    throw failure{"apply_tables: x's head dim or the tables' shape does not match the spec"};
+  a.x = x->data, a.cos = cos->data, a.sin = sin->data, a.y = only_output(c, "apply_tables", {a.tokens, a.heads, a.dim}).data;
+  if (const std::string error = run_apply_tables(a); !error.empty()) throw failure{error};
+}
 void serve_rotate_grad(const pe::spec& s, const call& c) { serve_turn(s, c, "rotate_grad", "dy", true); }
 
 // Served for every scheme whose encode is sin and cos of p omega_i (its descriptor's phases).

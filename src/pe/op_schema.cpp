@@ -105,6 +105,17 @@ std::vector<op_schema> build() {
        .needs = needs(plan, "rotate_grad", "a rotation_plan"),
        .run = run::rotate_grad(),
        .rows = by_token_and_head("pos/head", append_token, true)},
+      // A kernel that only applies cos and sin tables it is handed (ONNX RotaryEmbedding without
+      // position ids, flash-attention's varlen form): the spec gives the pairs, the tables the angles.
+      {.op = "apply_tables",
+       .tensors = {input("x", k::real, {"T", "H", "D"}, PE_FIELD(x)), input("cos", k::real, {"T", "pairs"}, PE_FIELD(cos)),
+                   input("sin", k::real, {"T", "pairs"}, PE_FIELD(sin)), output("y", k::real, {"T", "H", "D"})},
+       .agreements = {{"x", "cos", "token counts"}, {"x", "sin", "token counts"}},
+       .needs = needs(plan, "apply_tables", "a rotation_plan"),
+       .run = run::apply_tables(),
+       .rows = {"token/head", [](std::string& out, const op_inputs& in, const std::vector<std::int64_t>&, std::int64_t r) {
+                  fmt::format_to(std::back_inserter(out), "{}/{}", r / in.x.shape.at(1), r % in.x.shape.at(1));
+                }}},
       {.op = "matrix",
        .tensors = {position_rows("pos", "1", PE_FIELD(pos)), output("R", k::real, {"D", "D"})},
        .reference_only = true,

@@ -49,6 +49,13 @@ run rotate_grad() {
   });
 }
 
+// The plan gives only the pairs (which dims each table column turns): the angles are the tables'.
+run apply_tables() {
+  return run::of([]<class T>(const spec& s, const op_inputs& in, std::int64_t) {
+    return single_output<T>("y", apply_rotation_tables<T>(rotation_plan_of(s, std::nullopt), in.x, in.cos, in.sin));
+  });
+}
+
 run matrix() {
   return run::of([]<class T>(const spec& s, const op_inputs& in, std::int64_t seq_len) {
     const rotary_plan plan = checked_plan(s, in, seq_len);
@@ -92,6 +99,22 @@ run attend() {
 }
 
 }  // namespace reference_runs
+
+std::pair<tensor<double>, tensor<double>> angle_tables(const spec& s, const op_inputs& in) {
+  const rotary_plan plan = checked_plan(s, in, call_seq_len(in.pos));
+  const std::int64_t tokens = static_cast<std::int64_t>(in.pos.size()) / in.pos_axes, width = static_cast<std::int64_t>(plan.pairs.size());
+  std::pair<tensor<double>, tensor<double>> out{tensor<double>({tokens, width}), tensor<double>({tokens, width})};
+  // RN(sin) and RN(cos) of each pair's angle, as rotation_matrix forms R_p's entries (without its D x D matrix).
+  const phase_table<double> phases(plan.freq, static_cast<int>(width));
+  for (std::int64_t t = 0; t < tokens; ++t)
+    for (std::int64_t k = 0; k < width; ++k) {
+      const auto& pr = plan.pairs[static_cast<std::size_t>(k)];
+      const auto [sn, cs] = phases.sin_cos(in.pos[static_cast<std::size_t>(t * in.pos_axes + pr.axis)], static_cast<int>(k));
+      out.first.data[static_cast<std::size_t>(t * width + k)] = cs;
+      out.second.data[static_cast<std::size_t>(t * width + k)] = sn;
+    }
+  return out;
+}
 
 template <class T>
 std::vector<named_tensor<T>> run_op_tokens(std::string_view op, const spec& s, const op_inputs& part, std::int64_t seq_len) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -21,6 +22,7 @@ struct op_inputs {
   std::vector<std::int64_t> pos;
   std::int64_t pos_axes = 1;
   tensor<double> x;
+  tensor<double> cos, sin;               // apply_tables: each token's cos and sin per rotated pair [T, pairs]
   std::int64_t role = -1;                // rotate where the scheme rotates by role (xPos): 0 query, 1 key; -1 none
   std::vector<std::int64_t> rel;         // bucket: relative distances key - query
   std::vector<std::int64_t> qpos, kpos;  // bias: query and key positions
@@ -53,6 +55,11 @@ using op_run_signature = std::vector<named_tensor<T>>(const spec&, const op_inpu
 // attend -> out. Throws spec_error where the spec's scheme does not serve the op.
 template <class T>
 std::vector<named_tensor<T>> run_op(std::string_view op, const spec& s, const op_inputs& in);
+
+// apply_tables' inputs for the call's positions: cos and sin [T, pairs] of the spec's angles at
+// each token's position row (the call's own length for a scaling that reads it), each rounded
+// once to binary64, in the rotation plan's pair order; no attention factor.
+std::pair<tensor<double>, tensor<double>> angle_tables(const spec& s, const op_inputs& in);
 
 // run_op on `part`, a range of a call's tokens, where the whole call's sequence length is seq_len
 // (call_seq_len of its positions): the rows of run_op on the whole call.

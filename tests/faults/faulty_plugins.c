@@ -369,12 +369,15 @@ static void *touched_memory(size_t n) {
 int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, int32_t n_inputs, pe_tensor *outputs,
                     int32_t n_outputs, char *message, size_t message_size) {
   if (FAULT == UNSUPPORTED_UNLESS_POSITION_0) {
-    const pe_tensor *pos = pe_find_input(inputs, n_inputs, "pos");
+    const pe_tensor *pos = pe_find_input(inputs, n_inputs, "pos"), *sin = pe_find_input(inputs, n_inputs, "sin");
     for (int64_t t = 0; pos && t < pos->shape[0]; ++t)
       if (((const int64_t *)pos->data)[t] != 0) return PE_UNSUPPORTED;
+    for (int64_t e = 0; sin && e < sin->shape[0] * sin->shape[1]; ++e) /* apply_tables: a table of a position past 0 */
+      if (((const float *)sin->data)[e] != 0) return PE_UNSUPPORTED;
   }
   if (FAULT == UNSUPPORTED_ON_EDGE_VALUES) {
     const pe_tensor *x = pe_find_input(inputs, n_inputs, "x");
+    if (!x) x = pe_find_input(inputs, n_inputs, "dy"); /* rotate_grad */
     int64_t n = 1;
     for (int32_t d = 0; x && d < x->rank; ++d) n *= x->shape[d];
     for (int64_t e = 0; x && e < n; ++e) {

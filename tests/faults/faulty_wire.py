@@ -296,6 +296,8 @@ def serve_with_fault():
         turns = op in ("rotate", "rotate_grad")  # the forward turn and its backward pass
         if mode == "unsupported_unless_position_0" and turns and inputs["pos"].any():
             raise pecheck_serve.Unsupported("a position past 0")
+        if mode == "unsupported_unless_position_0" and op == "apply_tables" and inputs["sin"].any():
+            raise pecheck_serve.Unsupported("tables of a position past 0")
         if mode == "unsupported_on_edge_values" and turns:
             x = abs(inputs["x" if op == "rotate" else "dy"])
             if ((x > 0) & (x < numpy.finfo(x.dtype).tiny)).any() or (x > 2.0 ** 100).any():
@@ -315,7 +317,7 @@ def serve_with_fault():
         return numpy_rope.rope(op, spec, inputs)
 
     sys.stdout = type("stdout", (), {"buffer": faulty})()
-    pecheck_serve.serve(fn, name=f"faulty wire {mode}", ops=["rotate", "rotate_grad", "inv_freq", "attend"])
+    pecheck_serve.serve(fn, name=f"faulty wire {mode}", ops=["rotate", "rotate_grad", "apply_tables", "inv_freq", "attend"])
 
 
 if mode in SERVED_MODES:

@@ -1,6 +1,6 @@
 /* Deliberately wrong implementations for the gate's own test: one source, one bug per build
  * (-DMUTANT=n), each modelled on a real bug class; MUTANT=0 is the correct build, which must pass.
- * Ops: rope rotate, rotate_grad and inv_freq (f32), alibi bias, t5 bucket and bias, sinusoidal encode, kerple bias,
+ * Ops: rope rotate, rotate_grad, apply_tables and inv_freq (f32), alibi bias, t5 bucket and bias, sinusoidal encode, kerple bias,
  * llama4_temperature scale, xpos rotate. */
 #include <math.h>
 #include <stdio.h>
@@ -62,6 +62,8 @@ enum {
   GRAD_FORWARD_TURN = 42,       /* the backward pass turns dy forward (R_p dy, not R_p^T dy): a conjugate flag never read
                                  * (flash-attention's ApplyRotaryEmbQKV_ backward) */
   GRAD_ZEROS = 43,              /* no backward at all: dx = 0 (candle's fused rope returned no gradient) */
+  TABLES_SIN_BOTH_HALVES = 45,  /* apply_tables reading sin where it should read cos for the first half: y_a = x_a s - x_b s */
+  TABLES_BY_HEAD = 46,          /* apply_tables indexing the tables by head instead of token (row h of cos for every token) */
   GRAD_SIN_NEOX_TABLE = 44      /* the backward under gptj pairs reads sin from a table in neox order, cat(s, s), so dims 2i and
                                  * 2i+1 take the sines of pairs 2i and 2i+1 mod r/2 (Paddle's fused RoPE backward for
                                  * non-NeoX pairs, whose test passed because its two sin halves were equal) */
@@ -251,6 +253,31 @@ static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
   return PE_OK;
 }
 
+/* apply_tables: x turned by the cos and sin tables [T, pairs] it is handed, with this build's table bugs. */
+static int32_t tables(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out) {
+  struct rope_setup r;
+  if (!read_rope(spec, &r)) return PE_UNSUPPORTED;
+  const pe_tensor *x = pe_find_input(in, n_in, "x"), *ct = pe_find_input(in, n_in, "cos"), *st = pe_find_input(in, n_in, "sin");
+  const int neox = strncmp(pe_spec_field(spec, "layout"), "neox", 4) == 0;
+  const int64_t tokens = x->shape[0], heads = x->shape[1], pairs = ct->shape[1];
+  const float *xs = (const float *)x->data, *cs = (const float *)ct->data, *ss = (const float *)st->data;
+  float *ys = (float *)out->data;
+  for (int64_t t = 0; t < tokens; ++t)
+    for (int64_t h = 0; h < heads; ++h) {
+      const float *xv = xs + (t * heads + h) * r.dim;
+      float *yv = ys + (t * heads + h) * r.dim;
+      const int64_t row = MUTANT == TABLES_BY_HEAD ? h % tokens : t;
+      for (long i = 0; i < pairs; ++i) {
+        const float c = cs[row * pairs + i], s = ss[row * pairs + i];
+        const long a = neox ? i : 2 * i, b = neox ? i + pairs : 2 * i + 1;
+        yv[a] = xv[a] * (MUTANT == TABLES_SIN_BOTH_HALVES ? s : c) - xv[b] * s;
+        yv[b] = xv[b] * c + xv[a] * s;
+      }
+      for (long d = 2 * pairs; d < r.dim; ++d) yv[d] = xv[d];
+    }
+  return PE_OK;
+}
+
 /* inv_freq [rotary/2] and attention_factor [] of a rope spec, with this build's frequency bugs. */
 static int32_t rope_inv_freq(const char *spec, pe_tensor *out, int32_t n_out) {
   struct rope_setup r;
@@ -427,6 +454,7 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
   if (MUTANT == UNSUPPORTED_EVERYTHING) return PE_UNSUPPORTED;
   if (strcmp(op, "rotate") == 0 && strncmp(spec, "rope(", 5) == 0) return rotate(spec, inputs, n_inputs, outputs, 0);
   if (strcmp(op, "rotate_grad") == 0 && strncmp(spec, "rope(", 5) == 0) return rotate(spec, inputs, n_inputs, outputs, 1);
+  if (strcmp(op, "apply_tables") == 0 && strncmp(spec, "rope(", 5) == 0) return tables(spec, inputs, n_inputs, outputs);
   if (strcmp(op, "bias") == 0 && strncmp(spec, "alibi(", 6) == 0) return alibi(spec, inputs, n_inputs, outputs);
   if (strcmp(op, "inv_freq") == 0 && strncmp(spec, "rope(", 5) == 0) return rope_inv_freq(spec, outputs, n_outputs);
   if (strcmp(op, "bucket") == 0 && strncmp(spec, "t5(", 3) == 0) return t5_bucket(spec, inputs, n_inputs, outputs);

@@ -43,7 +43,10 @@ std::map<std::string_view, std::int64_t> sizes(const pe::spec& s) {
     at_zero.pos = {0};
     d_model = pe::run_op<double>("encode", s, at_zero).at(0).value.shape.at(1);
   }
-  return {{"T", 2}, {"S", 3}, {"N", 3}, {"1", 1}, {"H", h}, {"D", d}, {"Dv", dv}, {"d_model", d_model}, {"H D", h * d}, {"H Dv", h * dv}};
+  // pairs: the rotated pairs of a rotary spec (apply_tables' tables have a column each).
+  const std::int64_t pairs = pe::is_rotary(s) ? static_cast<std::int64_t>(pe::rotation_plan_of(s, std::nullopt).pairs.size()) : 1;
+  return {{"T", 2},        {"S", 3},     {"N", 3},           {"1", 1},          {"H", h},          {"D", d},
+          {"Dv", dv},      {"d_model", d_model}, {"H D", h * d}, {"H Dv", h * dv}, {"pairs", pairs}};
 }
 
 template <class... F>
@@ -86,6 +89,10 @@ void expect_same(const pe::op_inputs& a, const pe::op_inputs& b, const std::stri
   EXPECT_EQ(a.x.shape, b.x.shape) << what;
   EXPECT_EQ(a.x.data, b.x.data) << what;
   EXPECT_EQ(a.role, b.role) << what;
+  for (const auto& [x, y] : {std::pair{&a.cos, &b.cos}, {&a.sin, &b.sin}}) {
+    EXPECT_EQ(x->shape, y->shape) << what;
+    EXPECT_EQ(x->data, y->data) << what;
+  }
   EXPECT_EQ(a.rel, b.rel) << what;
   EXPECT_EQ(a.qpos, b.qpos) << what;
   EXPECT_EQ(a.kpos, b.kpos) << what;

@@ -3,7 +3,8 @@
  * standard tolerance (proofs/gate_tolerance.md): a false alarm on correct code is a gate bug.
  *
  * Ops: rotate, rotate_grad (the backward pass: each algorithm's turn with the sine negated, R_p^T
- * dy) and inv_freq of rope(...) with neox or gptj pairs, partial rotary_dim, and the
+ * dy), apply_tables (the rotation by the cos and sin tables it is handed, in the member's arithmetic)
+ * and inv_freq of rope(...) with neox or gptj pairs, partial rotary_dim, and the
  * scalings linear, yarn (magnitude hf or ggml), llama3, longrope and dynamic. I/O in f32, bf16 or
  * fp16; the arithmetic is binary32 except where the algorithm says otherwise. */
 #include <complex.h>
@@ -256,6 +257,51 @@ static void angles(const struct rope *r, const float *w, int64_t p, float *theta
   }
 }
 
+/* One pair (xa, xb) turned by cos c and sin s in this member's arithmetic, stored at a and b of out. */
+static void turn(int32_t io, float xa, float xb, float c, float s, pe_tensor *out, int64_t a, int64_t b) {
+  float ya, yb;
+  if (ALGORITHM == POLAR) {
+    const float complex z = CMPLXF(xa, xb) * CMPLXF(c, s);
+    ya = crealf(z), yb = cimagf(z);
+  } else if (ALGORITHM == FMA) {
+    ya = fmaf(xa, c, -(xb * s));
+    yb = fmaf(xb, c, xa * s);
+  } else if (ALGORITHM == CACHE_IO) { /* every product and the sum rounded to the I/O dtype */
+    ya = in_dtype(io, in_dtype(io, xa * c) - in_dtype(io, xb * s));
+    yb = in_dtype(io, in_dtype(io, xb * c) + in_dtype(io, xa * s));
+  } else {
+    ya = xa * c - xb * s;
+    yb = xb * c + xa * s;
+  }
+  store(out, a, ya);
+  store(out, b, yb);
+}
+
+/* apply_tables: x turned by the cos and sin tables [T, pairs] it is handed, in this member's
+ * arithmetic (the tables replace its angles). */
+static int32_t tables(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out, int32_t n_out, char *message, size_t size) {
+  const pe_tensor *x = pe_find_input(in, n_in, "x"), *ct = pe_find_input(in, n_in, "cos"), *st = pe_find_input(in, n_in, "sin");
+  if (!x || !ct || !st || n_out != 1 || x->rank != 3 || ct->rank != 2 || st->rank != 2) {
+    snprintf(message, size, "apply_tables needs x [T, H, D], cos and sin [T, pairs]");
+    return PE_ERROR;
+  }
+  if (x->dtype != PE_F32 && x->dtype != PE_BF16 && x->dtype != PE_F16) return PE_UNSUPPORTED; /* binary32 arithmetic */
+  static struct rope r;
+  if (!read_rope(spec, 1, &r)) return PE_UNSUPPORTED;
+  const int64_t tokens = x->shape[0], heads = x->shape[1], dim = x->shape[2], pairs = ct->shape[1];
+  if (r.dim != dim || pairs != r.rotary / 2) return PE_ERROR;
+  for (int64_t t = 0; t < tokens; ++t)
+    for (int64_t h = 0; h < heads; ++h) {
+      const int64_t row = (t * heads + h) * dim;
+      for (int64_t i = 0; i < pairs; ++i) {
+        const long a = r.neox ? i : 2 * i, b = r.neox ? i + pairs : 2 * i + 1;
+        turn(x->dtype, load(x, row + a), load(x, row + b), load(ct, t * pairs + i), load(st, t * pairs + i), out, row + a, row + b);
+      }
+      for (long d = r.rotary; d < dim; ++d) store(out, row + d, load(x, row + d));
+    }
+  return PE_OK;
+}
+
 /* rotate (backward 0: y = R_p x) or rotate_grad (backward 1: dx = R_p^T dy). */
 static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out, int32_t n_out, char *message, size_t size,
                       int backward) {
@@ -291,23 +337,7 @@ static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
       const int64_t row = (t * heads + h) * dim;
       for (long i = 0; i < pairs; ++i) {
         const long a = r.neox ? i : 2 * i, b = r.neox ? i + pairs : 2 * i + 1;
-        const float xa = load(x, row + a), xb = load(x, row + b);
-        float ya, yb;
-        if (ALGORITHM == POLAR) {
-          const float complex z = CMPLXF(xa, xb) * CMPLXF(c[i], s[i]);
-          ya = crealf(z), yb = cimagf(z);
-        } else if (ALGORITHM == FMA) {
-          ya = fmaf(xa, c[i], -(xb * s[i]));
-          yb = fmaf(xb, c[i], xa * s[i]);
-        } else if (ALGORITHM == CACHE_IO) { /* every product and the sum rounded to the I/O dtype */
-          ya = in_dtype(io, in_dtype(io, xa * c[i]) - in_dtype(io, xb * s[i]));
-          yb = in_dtype(io, in_dtype(io, xb * c[i]) + in_dtype(io, xa * s[i]));
-        } else {
-          ya = xa * c[i] - xb * s[i];
-          yb = xb * c[i] + xa * s[i];
-        }
-        store(out, row + a, ya);
-        store(out, row + b, yb);
+        turn(io, load(x, row + a), load(x, row + b), c[i], s[i], out, row + a, row + b);
       }
       for (long d = r.rotary; d < dim; ++d) store(out, row + d, load(x, row + d));
     }
@@ -338,6 +368,7 @@ static int32_t run(const char *op, const char *spec, const pe_tensor *inputs, in
   if (strncmp(spec, "rope(", 5) != 0) return PE_UNSUPPORTED;
   if (strcmp(op, "rotate") == 0) return rotate(spec, inputs, n_inputs, outputs, n_outputs, message, message_size, 0);
   if (strcmp(op, "rotate_grad") == 0) return rotate(spec, inputs, n_inputs, outputs, n_outputs, message, message_size, 1);
+  if (strcmp(op, "apply_tables") == 0) return tables(spec, inputs, n_inputs, outputs, n_outputs, message, message_size);
   if (strcmp(op, "inv_freq") == 0) return inv_freq(spec, outputs, n_outputs);
   return PE_UNSUPPORTED;
 }

@@ -1,11 +1,13 @@
 /* pecheck/impl.h: the C ABI (version 1) an implementation under test exports for `pecheck gate --impl lib.so`.
  *
- * The gate calls pe_impl_run once per case with one op ("rotate", "rotate_grad", "encode", "bias",
- * "bucket", "scale", "inv_freq", "attend"), the spec as canonical pecheck text (e.g. "rope(dim=128, base=10000, ...)"),
+ * The gate calls pe_impl_run once per case with one op ("rotate", "rotate_grad", "apply_tables",
+ * "encode", "bias", "bucket", "scale", "inv_freq", "attend"), the spec as canonical pecheck text (e.g. "rope(dim=128, base=10000, ...)"),
  * the named input tensors and the output tensors to fill (allocated by the gate, already
  * shaped). Names, shapes and meanings are those of `pecheck eval` (golden/README.md lists
  * them): rotate: x [T, H, D] and pos [T] (or [T, A]) -> y [T, H, D]; rotate_grad (rotate's
- * backward pass): dy [T, H, D] and pos -> dx [T, H, D] = (A R_p)^T dy; encode: pos -> pe;
+ * backward pass): dy [T, H, D] and pos -> dx [T, H, D] = (A R_p)^T dy; apply_tables: x [T, H, D],
+ * cos and sin [T, rotary_dim/2] (a row per token, a column per pair, in the I/O dtype) -> y
+ * [T, H, D], the pairs turned by the given tables; encode: pos -> pe;
  * bias: qpos, kpos -> bias [H, T, S]; bucket: rel -> bucket; inv_freq: -> inv_freq,
  * attention_factor. Arrays are row-major and little-endian. Real outputs have the dtype of the
  * real inputs (the --dtype of the run); positions are PE_I64.

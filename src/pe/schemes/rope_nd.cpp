@@ -35,7 +35,7 @@ std::vector<scheme_info> infos() {
                  {axes, base,
                   choice_param("layout", "pairing within each axis block: gptj (2i, 2i+1), Flux; neox (i, i + d_a/2)",
                                "gptj", {"gptj", "neox"})},
-                 {"inv_freq", "rotate", "rotate_grad", "matrix", "attend"},
+                 {"inv_freq", "rotate", "rotate_grad", "apply_tables", "matrix", "attend"},
                  [](const spec& s) {
                    const auto& a = s.reals("axes");
                    if (a.empty()) throw spec_error("rope_nd: axes is empty; give at least one axis, e.g. [16, 56, 56]");
@@ -52,7 +52,7 @@ std::vector<scheme_info> infos() {
                  "multimodal RoPE: plain frequencies in neox pairs, each pair reading the t, h or w position; "
                  "positions are [T, 3]; equal t/h/w positions give plain rope",
                  {integer_param("dim", "head dimension D (even)", std::nullopt, 2, max_dim), sections, base, interleaved},
-                 {"inv_freq", "rotate", "rotate_grad", "matrix", "attend"},
+                 {"inv_freq", "rotate", "rotate_grad", "apply_tables", "matrix", "attend"},
                  [](const spec& s) {
                    const std::int64_t dim = s.integer("dim");
                    if (dim % 2) throw spec_error(fmt::format("mrope: dim={} is odd; rotation pairs need an even dim", dim));

@@ -266,6 +266,46 @@ tensor<T> rotate_pairs(const rotation_plan<Freq>& plan, const tensor<double>& x,
   return y;
 }
 
+// apply_tables: pair k of token t turned by the given cos[t][k] and sin[t][k] (tables [T, pairs],
+// rows already gathered per token, no attention factor of their own): y_a = c x_a - s x_b,
+// y_b = s x_a + c x_b, dims in no pair copied. Each output is computed in wide precision from the
+// stored inputs (exact products) and rounded once to T, as rotate_pairs does.
+template <class T, class Freq>
+tensor<T> apply_rotation_tables(const rotation_plan<Freq>& plan, const tensor<double>& x, const tensor<double>& cos, const tensor<double>& sin) {
+  using W = wide_t<T>;
+  const std::int64_t tokens = x.shape.at(0), heads = x.shape.at(1), dim = x.shape.at(2);
+  const auto pairs = static_cast<std::int64_t>(plan.pairs.size());
+  if (dim != plan.dim) throw input_error(fmt::format("apply_tables: x has shape [{}]; the spec wants x [T, H, {}]", fmt::join(x.shape, ", "), plan.dim));
+  for (const auto& [name, table] : {std::pair<const char*, const tensor<double>*>{"cos", &cos}, {"sin", &sin}}) {
+    if (table->shape != std::vector<std::int64_t>{tokens, pairs}) {
+      throw input_error(fmt::format("apply_tables: {} has shape [{}]; the spec wants [T, {}] with T = {}, x's tokens (a row per token, a column per rotated pair)",
+                                    name, fmt::join(table->shape, ", "), pairs, tokens));
+    }
+  }
+  std::optional<mp_working_bits> scope;
+  if constexpr (std::is_same_v<W, mp_real>) scope.emplace(rotation_wide_bits<T>());
+  tensor<T> y(x.shape);
+  std::vector<bool> paired(static_cast<size_t>(dim), false);
+  for (const auto& pr : plan.pairs) paired[pr.a] = paired[pr.b] = true;
+  const auto at = [&](std::int64_t t, std::int64_t h, std::int64_t d) { return static_cast<size_t>((t * heads + h) * dim + d); };
+  for (std::int64_t t = 0; t < tokens; ++t)
+    for (std::int64_t h = 0; h < heads; ++h) {
+      for (std::int64_t k = 0; k < pairs; ++k) {
+        const auto& pr = plan.pairs[static_cast<size_t>(k)];
+        const W c(cos.data[static_cast<size_t>(t * pairs + k)]), sn(sin.data[static_cast<size_t>(t * pairs + k)]);
+        const W wa(x.data[at(t, h, pr.a)]), wb(x.data[at(t, h, pr.b)]);
+        y.data[at(t, h, pr.a)] = store_as<T>(W(c * wa - sn * wb));
+        y.data[at(t, h, pr.b)] = store_as<T>(W(sn * wa + c * wb));
+      }
+      for (std::int64_t d = 0; d < dim; ++d)
+        if (!paired[static_cast<size_t>(d)]) {
+          if constexpr (std::is_same_v<T, double>) y.data[at(t, h, d)] = x.data[at(t, h, d)];
+          else y.data[at(t, h, d)] = store_as<T>(W(x.data[at(t, h, d)]));
+        }
+    }
+  return y;
+}
+
 // The D x D rotation R_pos for one position row pos [A]: no attention factor, identity on the
 // pass-through dims.
 template <class T, class Freq>
