@@ -423,6 +423,8 @@ void add_bucket_variants(const spec& s, const std::string& op, std::vector<varia
 
 }  // namespace
 
+namespace {
+
 // A backward pass (its schema names the forward op): the forward op computed in its place, as a
 // kernel whose conjugate or transpose flag is never read computes it, and no gradient at all.
 void add_backward_variants(const spec& s, const std::string& op, std::vector<variant>& out) {
@@ -482,6 +484,8 @@ void add_table_variants(const spec& s, const std::string& op, std::vector<varian
   };
   out.push_back(std::move(sin_twice));
 }
+
+}  // namespace
 
 std::vector<variant> neighbourhood(const spec& s, const std::string& op) {
   std::vector<variant> out{of_spec("as asked", s)};

@@ -180,7 +180,11 @@ eval_call read_inputs(const eval_options& o, const pe::spec& s) {
       throw pe::input_error(fmt::format("eval {}: --{} is not an input of {} on {}", o.op, opt.name, o.op, s.scheme()));
   }
   if (!o.input.empty() || std::any_of(inputs.begin(), inputs.end(), [](const pe::tensor_schema* t) { return !option_of(t->name); })) {
-    if (o.input.empty()) throw pe::input_error(fmt::format("eval {}: --input FILE.json is required (q, k, v, positions; see --help)", o.op));
+    if (o.input.empty()) {
+      std::vector<std::string> names;
+      for (const auto* t : inputs) names.emplace_back(t->name);
+      throw pe::input_error(fmt::format("eval {}: --input FILE.json is required ({}; see --help)", o.op, fmt::join(names, ", ")));
+    }
     return {o.op, read_input_file(o.input, o.op, s), {}};
   }
   eval_call c{o.op, {}, {}};

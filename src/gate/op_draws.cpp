@@ -215,6 +215,10 @@ op_inputs rotate(const spec& s, const std::vector<std::int64_t>& pos, std::mt199
 op_inputs apply_tables(const spec& s, const std::vector<std::int64_t>& pos, std::mt19937_64& draw, dtype io, std::int64_t reach) {
   op_inputs in = rotate(s, pos, draw, io, reach);
   draws::put_tables(s, in);
+  // Rounded as the implementation receives them, as the probe's x is: the variants and bounds
+  // are computed on the tables the kernel saw.
+  for (auto* t : {&in.cos, &in.sin})
+    for (auto& v : t->data) v = round_to_format(v, dtype_format(io));
   return in;
 }
 

@@ -103,8 +103,6 @@ std::vector<case_set> rope_sets() {
   rotate_set("rope/gpt_neox_20b_partial.json", "GPT-NeoX-20B: head dim 96, rotary_pct 0.25 (24 rotated dims), neox layout",
              "rope(dim=96, rotary_dim=24)", 600);
   rotate_set("rope/gptj_6b.json", "GPT-J 6B: head dim 256, rotary_dim 64, interleaved (gptj) pairs", "rope(dim=256, rotary_dim=64, layout=gptj)", 700);
-  // The backward pass: R_p^T dy, in both layouts (a backward written for one layout's pairs
-  // fails the other's), with partial rotary, and with an attention factor (YaRN scales dx too).
   // apply_tables: one token at each hard position, its tables the exact cos and sin of the spec's
   // angles there (rounded to binary64), one head, small dims (the tree's size budget).
   const auto tables_set = [&](std::string path, std::string comment, const std::string& spec_text, std::uint64_t seed) {
@@ -116,6 +114,8 @@ std::vector<case_set> rope_sets() {
   tables_set("rope/tables_neox.json", "apply_tables: x turned by given cos and sin tables [T, pairs], neox pairs, head dim 8", "rope(dim=8)", 2500);
   tables_set("rope/tables_gptj_partial.json", "apply_tables: gptj pairs, rotary_dim 6 of 8 (the rest copied)",
              "rope(dim=8, rotary_dim=6, layout=gptj)", 2600);
+  // The backward pass: R_p^T dy, in both layouts (a backward written for one layout's pairs
+  // fails the other's), with partial rotary, and with an attention factor (YaRN scales dx too).
   rotate_set("rope/grad_neox.json", "the backward pass dx = R_p^T dy: head dim 64, neox pairs", "rope(dim=64)", 2000, "rotate_grad", 1);
   rotate_set("rope/grad_gptj_partial.json", "the backward pass: gptj pairs, rotary_dim 32 of 64 (the rest copied)",
              "rope(dim=64, rotary_dim=32, layout=gptj)", 2100, "rotate_grad", 1);

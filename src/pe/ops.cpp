@@ -2,6 +2,8 @@
 // the one instantiation for each scalar (keeps MPFR's templates out of other translation units).
 #include "pe/ops.hpp"
 
+#include <limits>
+
 #include "pe/op_reference.hpp"
 #include "pe/op_schema.hpp"
 
@@ -42,7 +44,11 @@ run rotate() {
 run rotate_grad() {
   return run::of([]<class T>(const spec& s, const op_inputs& in, std::int64_t seq_len) {
     std::vector<std::int64_t> negated(in.pos.size());
-    std::transform(in.pos.begin(), in.pos.end(), negated.begin(), [](std::int64_t p) { return -p; });
+    std::transform(in.pos.begin(), in.pos.end(), negated.begin(), [](std::int64_t p) {
+      // -2^63 has no negation in int64 (rotate takes it; its transpose would turn by +2^63).
+      if (p == std::numeric_limits<std::int64_t>::min()) throw input_error("rotate_grad: position -2^63 is outside the positions it takes, |p| <= 2^63 - 1");
+      return -p;
+    });
     auto role = role_of(in);
     if (role) role = *role == rotation_role::query ? rotation_role::key : rotation_role::query;
     return single_output<T>("dx", rotate_pairs<T>(checked_plan(s, in, seq_len), in.x, negated, role));

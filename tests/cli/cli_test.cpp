@@ -297,7 +297,7 @@ const bad_call bad_calls[] = {
     {"eval rotate 'xpos(dim=2)' --pos 400000000000 --x 0,0 --role 1", "pecheck: rotate: position 400000000000 is beyond this scale's range: |p| <= 152088504360\n"},
     {"eval encode 'sinusoidal(dim=4)' --pos 0 --x 1", "pecheck: eval encode: --x is not an input of encode on sinusoidal\n"},
     {"eval attend 'none()' --input /nonexistent.json --pos 0", "pecheck: eval attend: give the inputs in --input or as options, not both (--pos)\n"},
-    {"eval attend 'none()'", "pecheck: eval attend: --input FILE.json is required (q, k, v, positions; see --help)\n"},
+    {"eval attend 'none()'", "pecheck: eval attend: --input FILE.json is required (q, k, v, qpos, kpos, causal; see --help)\n"},
     {"eval attend 'none()' --input /nonexistent.json", "pecheck: --input '/nonexistent.json': cannot read it: No such file or directory\n"},
     {"eval bias 'alibi(heads=4)' --qpos 0:2", "pecheck: eval bias: --qpos and --kpos are required (e.g. --qpos 0:4 --kpos 0:4)\n"},
     {"eval bias 'alibi(heads=4)' --qpos 0:2 --kpos x", "pecheck: --kpos 'x': 'x' is not a 64-bit integer\n"},

@@ -5,8 +5,9 @@
  * the named input tensors and the output tensors to fill (allocated by the gate, already
  * shaped). Names, shapes and meanings are those of `pecheck eval` (golden/README.md lists
  * them): rotate: x [T, H, D] and pos [T] (or [T, A]) -> y [T, H, D]; rotate_grad (rotate's
- * backward pass): dy [T, H, D] and pos -> dx [T, H, D] = (A R_p)^T dy; apply_tables: x [T, H, D],
- * cos and sin [T, rotary_dim/2] (a row per token, a column per pair, in the I/O dtype) -> y
+ * backward pass): dy [T, H, D] and pos -> dx [T, H, D] = (A S R_p)^T dy (S: xPos's scale by role);
+ * apply_tables: x [T, H, D], cos and sin [T, pairs] (pairs: rotary_dim/2 for rope, D/2 for rope_nd
+ * and mrope; a row per token, a column per pair, in the I/O dtype) -> y
  * [T, H, D], the pairs turned by the given tables; encode: pos -> pe;
  * bias: qpos, kpos -> bias [H, T, S]; bucket: rel -> bucket; inv_freq: -> inv_freq,
  * attention_factor. Arrays are row-major and little-endian. Real outputs have the dtype of the
