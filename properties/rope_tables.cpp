@@ -29,23 +29,28 @@ struct tables_match_rotate {
     const auto y = b.output_with_error("rotate", s, rotate_inputs(x, tokens, heads, dim, pos, axes), "y");
     const T af = attention_factor(b, s);
     const double u = unit_roundoff<T>(), factor = std::abs(as_double(af));
-    const auto pairs = rotation_plan_of(s, std::nullopt).pairs;
-    const auto width = static_cast<std::int64_t>(pairs.size());
+    // rotation_groups: the plan's pairs in order (pair k is the tables' column k), then each
+    // pass-through dim alone.
+    const auto groups = rotation_groups(s);
+    const auto width = in.cos.shape.at(1);
     worst_part worst(0);
     for (std::int64_t t = 0; t < tokens; ++t)
       for (std::int64_t h = 0; h < heads; ++h) {
         const std::int64_t row = (t * heads + h) * dim;
-        std::vector<bool> paired(static_cast<std::size_t>(dim), false);
-        for (std::int64_t k = 0; k < width; ++k) {
-          const auto& pr = pairs[static_cast<std::size_t>(k)];
-          paired[static_cast<std::size_t>(pr.a)] = paired[static_cast<std::size_t>(pr.b)] = true;
+        for (std::int64_t k = 0; k < static_cast<std::int64_t>(groups.size()); ++k) {
+          const auto [a, b] = groups[static_cast<std::size_t>(k)];
+          if (b < 0) {  // copied by both
+            const auto i = static_cast<std::size_t>(row + a);
+            worst.add(abs_difference(z.value.data[i], y.value.data[i]), z.error[i] + y.error[i]);
+            continue;
+          }
           const auto e = static_cast<std::size_t>(t * width + k);
           // How far the stored tables are from the exact cos and sin: binary64's rounding (2^-53)
           // and the backend's storing (the difference itself).
           const double dc = 0x1p-53 * std::abs(cos.data[e]) + std::abs(cos.data[e] - in.cos.data[e]);
           const double ds = 0x1p-53 * std::abs(sin.data[e]) + std::abs(sin.data[e] - in.sin.data[e]);
-          const double xa = std::abs(x[static_cast<std::size_t>(row + pr.a)]), xb = std::abs(x[static_cast<std::size_t>(row + pr.b)]);
-          for (const auto [d, moved] : {std::pair{pr.a, dc * xa + ds * xb}, std::pair{pr.b, ds * xa + dc * xb}}) {
+          const double xa = std::abs(x[static_cast<std::size_t>(row + a)]), xb = std::abs(x[static_cast<std::size_t>(row + b)]);
+          for (const auto& [d, moved] : {std::pair{a, dc * xa + ds * xb}, std::pair{b, ds * xa + dc * xb}}) {
             const auto i = static_cast<std::size_t>(row + d);
             const T scaled = af * z.value.data[i];
             // z's and y's rounding (u each, z's times A), A rounded and the product (2u), the
@@ -55,11 +60,6 @@ struct tables_match_rotate {
             worst.add(abs_difference(scaled, y.value.data[i]), bound);
           }
         }
-        for (std::int64_t d = 0; d < dim; ++d)
-          if (!paired[static_cast<std::size_t>(d)]) {  // copied by both
-            const auto i = static_cast<std::size_t>(row + d);
-            worst.add(abs_difference(z.value.data[i], y.value.data[i]), z.error[i] + y.error[i]);
-          }
       }
     return worst.result(1);
   }
