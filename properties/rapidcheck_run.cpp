@@ -29,6 +29,8 @@ namespace {
 struct messages {
   bool any = false;
   std::string last;
+  int shrink_steps = 0;  // cases run since the first failure: shrinking steps
+  int shrink_budget = 0;  // run_options::shrink_budget
 };
 thread_local messages* current = nullptr;
 
@@ -94,6 +96,7 @@ void fail(const std::string& message) {
 run_outcome run_rapidcheck(const run_options& options, const std::function<void()>& property) {
   load_rapidcheck_quietly();
   messages said;
+  said.shrink_budget = options.shrink_budget;
   // A run started inside another's case keeps its own messages, and gives the outer run back its own.
   struct scope {
     messages* outer;
@@ -107,6 +110,13 @@ run_outcome run_rapidcheck(const run_options& options, const std::function<void(
   rc::detail::TestMetadata metadata;
   const auto result = rc::detail::checkTestable(
       [&] {
+        // Past the budget, each shrink is discarded before it draws: RapidCheck takes a discarded
+        // shrink as not failing, so the smallest failing case so far stays the minimal one. Before
+        // it draws, because a case whose vectors hold thousands of drawn values costs as much to
+        // draw as to call (discarding after the draw made one mutant's run 100 s instead of 56 s).
+        // Its final rerun of that case is discarded too; the counterexample still shows the values
+        // that case drew, which RapidCheck keeps.
+        if (said.any && ++said.shrink_steps > said.shrink_budget && said.shrink_budget > 0) RC_DISCARD("past the shrink budget");
         try {
           property();
         } catch (const rc::GenerationFailure&) {
@@ -116,7 +126,10 @@ run_outcome run_rapidcheck(const run_options& options, const std::function<void(
         }
       },
       metadata, params);
-  return outcome_of(result, said);
+  auto out = outcome_of(result, said);
+  out.shrink_steps = said.shrink_steps;
+  out.shrink_stopped = said.shrink_budget > 0 && said.shrink_steps > said.shrink_budget;
+  return out;
 }
 
 }  // namespace pe::props

@@ -12,6 +12,9 @@ namespace pe::props {
 struct run_options {
   int cases = 100;
   std::uint64_t seed = 20261129;  // fixed, so a run is repeatable; --seed changes it
+  // Shrinking steps (cases run after the first failure) after which the rest are discarded before
+  // they draw, so that a body whose cases cost a plugin call stops calling; 0: no limit.
+  int shrink_budget = 0;
 };
 
 enum class run_verdict { passed, failed, gave_up, error };
@@ -26,6 +29,10 @@ struct run_outcome {
   std::vector<std::pair<std::string, std::string>> counterexample;  // failed: (type, value) per drawn value, in drawing order
   std::map<std::string, int> classes;  // passed: RC_CLASSIFY tags, unquoted -> cases
   std::string account;  // not passed: RapidCheck's own account of the run, as its runner would print it
+  int shrink_steps = 0;  // cases run after the first failure (the final rerun of the minimal case included)
+  // Shrinking went past the budget: the message and the counterexample are those of the smallest
+  // failing case found within it.
+  bool shrink_stopped = false;
 };
 
 // Fails the running case with `message`, which the outcome carries as it is: RapidCheck's own

@@ -110,6 +110,7 @@ target_result run_target(const property& p, const target& t, const run_options& 
       r.cases = result.cases;
       r.failure = result.message;
       r.observed = seen.failure_is_error ? "error" : "fails";
+      r.shrink_stopped = result.shrink_stopped;
       for (const auto& [type, value] : result.counterexample) r.counterexample += fmt::format("{} = {}\n", type, value);
       break;
     case run_verdict::gave_up:

@@ -23,6 +23,7 @@ struct target_result {
   std::string bound;           // what the law reports: "K* = 67", a profile, or the worst fraction of the bound
   double worst_fraction = 0;   // largest residual / bound over the passing cases
   double first_failure_fraction = 0;  // residual / bound of the first failing case (0: none failed)
+  bool shrink_stopped = false;  // the counterexample is the smallest found within run_options::shrink_budget
   std::map<std::string, int> classes;  // RC_CLASSIFY tags -> cases
   std::string reproduce;       // a pecheck command that replays this target
 };

@@ -157,6 +157,16 @@ outcome run_case(implementation& impl, const std::string& op, const spec& s, con
   return r;
 }
 
+}  // namespace
+
+std::string minimal_case_line(const gate_options& o, bool shrink_stopped, const std::string& example) {
+  if (example.empty()) return "";
+  if (shrink_stopped) return fmt::format("\n    minimal case (the smallest found in {} shrinking steps, where shrinking stops): {}", o.shrink_budget, example);
+  return "\n    minimal case: " + example;
+}
+
+namespace {
+
 // Conformance of one op: RapidCheck cases (inv_freq has no inputs: one case) against the exact reference.
 check_result conformance_of(implementation& impl, const gate_options& o, const spec& s, const std::string& op) {
   check_result r{"conformance." + op, o.spec};
@@ -174,7 +184,7 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
   outcome worst;
   coverage reached(o.model.io);
   call_policy calls(cases);  // patience: as many unsupported answers as there are cases
-  const auto result = props::run_rapidcheck({cases, o.seed}, [&] {
+  const auto result = props::run_rapidcheck({cases, o.seed, o.shrink_budget}, [&] {
     calls.before_call();
     if (o.progress) o.progress(r.check, ++tried, cases);
     const op_inputs in = gate_op_of(op).draw(s, o.max_pos, o.model.io);
@@ -217,7 +227,7 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
     r.detail = result.message;
     std::string example;
     for (const auto& [type, value] : result.counterexample) example += fmt::format("{}{}", example.empty() ? "" : "; ", value);
-    r.detail += "\n    minimal case: " + example;
+    r.detail += minimal_case_line(o, result.shrink_stopped, example);
   } else {
     r.detail = result.account;
   }
@@ -364,7 +374,7 @@ check_result check_determinism(implementation& impl, const gate_options& o) {
   constexpr int cases = 10;
   coverage reached(o.model.io);
   call_policy calls(cases);  // patience: as many unsupported answers as there are cases
-  const auto result = props::run_rapidcheck({cases, o.seed}, [&] {
+  const auto result = props::run_rapidcheck({cases, o.seed, o.shrink_budget}, [&] {
     calls.before_call();
     const op_inputs in = rounded_inputs(op, s, gate_op_of(op).draw(s, o.max_pos, o.model.io), o.model.io);
     reached.drawn(in);

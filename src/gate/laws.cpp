@@ -131,7 +131,7 @@ std::vector<check_result> check_laws(implementation& impl, const gate_options& o
     if (o.progress) o.progress(p.id, 0, o.cases);
     const implementation_backend backend(impl, o.model, o.max_pos, o.cases);
     const props::target fixed{o.spec, s.scheme(), props::expectation::holds, rc::gen::just(o.spec)};
-    const auto result = props::run_target(p, fixed, {o.cases, o.seed}, backend);
+    const auto result = props::run_target(p, fixed, {o.cases, o.seed, o.shrink_budget}, backend);
     r.cases = result.cases;
     r.planned = o.cases;
     r.worst_fraction = result.worst_fraction;
@@ -154,7 +154,7 @@ std::vector<check_result> check_laws(implementation& impl, const gate_options& o
       r.detail = fmt::format("{}: {}", p.statement, backend.fatal().empty() ? result.failure : backend.fatal());
       std::string example;
       for (const char c : result.counterexample) example += c == '\n' ? std::string("; ") : std::string(1, c);
-      if (!example.empty()) r.detail += "\n    minimal case: " + example.substr(0, example.size() - 2);
+      r.detail += minimal_case_line(o, result.shrink_stopped, example.empty() ? example : example.substr(0, example.size() - 2));
     }
     r.unsupported = backend.unsupported_calls();
     hold_to_coverage(r);

@@ -1,5 +1,7 @@
 // Tests for properties/rapidcheck_run.hpp: what a RapidCheck run that passes, fails (shrunk), gives up or throws comes to.
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
@@ -51,6 +53,46 @@ TEST(rapidcheck_run, a_minimal_case_that_passes_when_run_again_keeps_its_message
   ASSERT_EQ(out.verdict, run_verdict::failed);
   EXPECT_EQ(out.message, "only the third run fails");
   EXPECT_EQ(out.cases, 2);
+}
+
+// A failure whose shrinking runs long stops at the budget: no more than the budget's cases run
+// after the first failure (and the discarded rerun), the message is the smallest failing case's
+// found by then, and the same failure shrinks all the way without a budget.
+TEST(rapidcheck_run, shrinking_stops_at_its_budget) {
+  const auto body = [](int& runs_after_failure, bool& failed) {
+    return [&] {
+      if (failed) ++runs_after_failure;
+      const auto v = *rc::gen::container<std::vector<int>>(200, rc::gen::inRange(0, 1000));
+      long sum = 0;
+      for (const int x : v) sum += x;
+      if (sum >= 50) {
+        failed = true;
+        fail("sum = " + std::to_string(sum));
+      }
+    };
+  };
+  int unlimited_runs = 0, limited_runs = 0;
+  bool unlimited_failed = false, limited_failed = false;
+  const auto unlimited = run_rapidcheck({.cases = 10, .seed = 3}, body(unlimited_runs, unlimited_failed));
+  const auto limited = run_rapidcheck({.cases = 10, .seed = 3, .shrink_budget = 50}, body(limited_runs, limited_failed));
+  ASSERT_EQ(unlimited.verdict, run_verdict::failed);
+  ASSERT_EQ(limited.verdict, run_verdict::failed);
+  EXPECT_GT(unlimited_runs, 200);  // shrinking 200 values takes more than 50 steps, or this test shows nothing
+  EXPECT_FALSE(unlimited.shrink_stopped);
+  EXPECT_EQ(unlimited.message, "sum = 50");
+  EXPECT_EQ(limited_runs, 50);
+  EXPECT_TRUE(limited.shrink_stopped);
+  EXPECT_TRUE(limited.message.starts_with("sum = "));
+  EXPECT_GT(std::stol(limited.message.substr(6)), 50);  // not shrunk all the way
+  // The counterexample is the case the message came from (RapidCheck keeps the values it drew).
+  ASSERT_EQ(limited.counterexample.size(), 1u);
+  long shown = 0;
+  std::string number;
+  for (const char c : limited.counterexample[0].second + ",") {
+    if (c >= '0' && c <= '9') number += c;
+    else if (!number.empty()) shown += std::stol(number), number.clear();
+  }
+  EXPECT_EQ("sum = " + std::to_string(shown), limited.message);
 }
 
 TEST(rapidcheck_run, a_property_that_discards_everything_gives_up) {
