@@ -1,5 +1,6 @@
 // An encoding as the properties see it: ops by name, so a law runs on the reference or on an implementation under test.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -57,6 +58,18 @@ class backend {
     tensor<T> v = output(op, s, in, name);
     auto e = output_error(op, s, in, name, v);
     return {std::move(v), std::move(e)};
+  }
+  // The outputs called `names` of one call of `op`, in that order, each with its allowance.
+  std::vector<bounded> outputs_with_error(std::string_view op, const spec& s, const op_inputs& in, const std::vector<std::string_view>& names) const {
+    auto all = run(op, s, in);
+    std::vector<bounded> out;
+    for (const auto name : names) {
+      const auto it = std::find_if(all.begin(), all.end(), [&](const named_tensor<T>& o) { return o.name == name; });
+      if (it == all.end()) throw input_error(fmt::format("{}: op '{}' returned no output '{}'", this->name(), op, name));
+      auto e = output_error(op, s, in, name, it->value);
+      out.push_back({std::move(it->value), std::move(e)});
+    }
+    return out;
   }
 };
 

@@ -521,6 +521,9 @@ def rotation_plan(spec_text, spec, call_seq_len):
         st, sh, sw = [I(x) for x in spec.req("sections")]
         base = R(spec.req("base"))
         inter = spec.req("interleaved")
+        layout = spec.req("layout")
+        if layout not in ("neox", "gptj"):
+            raise Unsupported("mrope layout %r" % layout)
         half = dim // 2
         if st + sh + sw != half:
             raise Malformed("mrope sections %r do not sum to dim/2" % ([st, sh, sw],))
@@ -537,7 +540,8 @@ def rotation_plan(spec_text, spec, call_seq_len):
                 col = 0 if j < st else (1 if j < st + sh else 2)
             else:
                 raise Malformed("mrope interleaved must be true/false")
-            pairs.append((j, j + half, base ** (-mpf(2 * j) / dim), col))
+            a, b = (j, j + half) if layout == "neox" else (2 * j, 2 * j + 1)  # GLM-4.1V: gptj pairs
+            pairs.append((a, b, base ** (-mpf(2 * j) / dim), col))
         return dim, pairs, mpf(1)
     raise Unsupported("scheme %r has no rotation" % spec.name)
 
@@ -971,6 +975,23 @@ def op_rotate_grad(spec_text, spec, inputs):
     return {"dx": ([T, H, D], out)}
 
 
+def op_rotate_qk(spec_text, spec, inputs):
+    """q [T, Hq, D] and k [T, Hk, D] (Hq a multiple of Hk) each turned as rotate turns x at the same
+    positions; xPos scales q as queries (role 0) and k as keys (role 1)."""
+    q, k, pos = need(inputs, "q", "k", "pos")
+    if "role" in inputs:
+        raise Malformed("rotate_qk takes no input 'role'")
+    if len(q["shape"]) != 3 or len(k["shape"]) != 3 or k["shape"][1] < 1 or q["shape"][1] % k["shape"][1]:
+        raise Malformed("rotate_qk: q [T, Hq, D] and k [T, Hk, D] with Hq a multiple of Hk, got %r and %r" % (q["shape"], k["shape"]))
+    out = {}
+    for name, x, role in (("q_out", q, 0), ("k_out", k, 1)):
+        one = {"x": x, "pos": pos}
+        if spec.name == "xpos":
+            one["role"] = {"dtype": "i64", "shape": [], "data": [role]}
+        out[name] = op_rotate(spec_text, spec, one)["y"]
+    return out
+
+
 def op_apply_tables(spec_text, spec, inputs):
     """x [T, H, D] turned by the given tables: y_a = c x_a - s x_b, y_b = s x_a + c x_b with c, s the
     cos and sin rows [T, pairs] of the token, column k for the spec's pair k; pass-through copied."""
@@ -1247,6 +1268,7 @@ OPS = {
     "inv_freq": op_inv_freq,
     "rotate": op_rotate,
     "rotate_grad": op_rotate_grad,
+    "rotate_qk": op_rotate_qk,
     "apply_tables": op_apply_tables,
     "matrix": op_matrix,
     "bias": op_bias,

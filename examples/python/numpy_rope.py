@@ -2,7 +2,8 @@
 """A correct single-file NumPy RoPE for `pecheck gate --impl-cmd`, in binary32 the way Hugging Face
 computes it: inv_freq = 1 / base^(arange(0, r, 2) / r) in float32, angles = float32(pos) * inv_freq,
 cos/sin in float32, y = x cos + rotate_half(x) sin (neox) or the interleaved pairs (gptj); its
-backward pass (op rotate_grad: dx = R_p^T dy, the same turn with the sine negated); the turn by
+backward pass (op rotate_grad: dx = R_p^T dy, the same turn with the sine negated); q and k turned
+alike in one call (op rotate_qk, k with fewer heads under grouped-query attention); the turn by
 cos and sin tables it is handed (op apply_tables); and RoPE attention (op attend) in float32.
 
     pecheck gate --impl-cmd '/usr/bin/python3 examples/python/numpy_rope.py' --spec 'rope(dim=128, layout=neox)'
@@ -68,8 +69,11 @@ def attention(spec, inputs):
     return {"out": softmax_attention(q, k, inputs["v"], inputs["qpos"], inputs["kpos"], int(inputs["causal"]))}
 
 
+OPS = ("rotate", "rotate_grad", "rotate_qk", "apply_tables", "inv_freq", "attend")
+
+
 def rope(op, spec, inputs):
-    if op not in ("rotate", "rotate_grad", "apply_tables", "inv_freq", "attend") or not spec.startswith("rope("):
+    if op not in OPS or not spec.startswith("rope("):
         raise Unsupported(op)
     if op == "apply_tables":  # any rope spec: the tables carry the angles
         if any(t.dtype != np.float32 for t in inputs.values()):
@@ -85,8 +89,10 @@ def rope(op, spec, inputs):
         return attention(spec, inputs)
     if op == "rotate_grad":
         return {"dx": rotated(spec, inputs["dy"], inputs["pos"], backward=True)}
+    if op == "rotate_qk":  # each head turned by its token's angles alone: k's head count needs nothing else
+        return {"q_out": rotated(spec, inputs["q"], inputs["pos"]), "k_out": rotated(spec, inputs["k"], inputs["pos"])}
     return {"y": rotated(spec, inputs["x"], inputs["pos"])}
 
 
 if __name__ == "__main__":
-    serve(rope, name="example NumPy RoPE (HF-style binary32)", ops=["rotate", "rotate_grad", "apply_tables", "inv_freq", "attend"])
+    serve(rope, name="example NumPy RoPE (HF-style binary32)", ops=list(OPS))

@@ -485,6 +485,56 @@ void add_table_variants(const spec& s, const std::string& op, std::vector<varian
   out.push_back(std::move(sin_twice));
 }
 
+// rotate_qk's queries and keys (q held in x, k in k) wired wrong, as fused kernels have shipped
+// them: q's second element of each pair computed from k's values (ColossalAI's fused_rotary_emb
+// computed two of its four outputs from the other tensor), k indexed with q's head count (its
+// elements past k's end read as 0), and each key head turned from the next one's values (a grouped-
+// query head mapping off by one).
+void add_qk_variants(const spec& s, const std::string& op, std::vector<variant>& out) {
+  if (!takes_input(op, s, "q") || !takes_input(op, s, "k") || !is_rotary(s)) return;
+  // rotate_qk on in with k's values replaced by `keys` [T, Hk, D] (q unchanged).
+  const auto with_keys = [s, op](const op_inputs& in, const std::function<double(std::int64_t t, std::int64_t h, std::int64_t d)>& key) {
+    op_inputs other = in;
+    const std::int64_t tokens = in.k.shape.at(0), heads = in.k.shape.at(1), dim = in.k.shape.at(2);
+    for (std::int64_t t = 0; t < tokens; ++t)
+      for (std::int64_t h = 0; h < heads; ++h)
+        for (std::int64_t d = 0; d < dim; ++d) other.k.data[static_cast<std::size_t>((t * heads + h) * dim + d)] = key(t, h, d);
+    return concatenated(run_op<double>(op, s, other));
+  };
+  variant cross = of_transform("q and k cross-wired", s, "computing q's second element of each pair from k's values");
+  cross.compute = [s, op](const op_inputs& in) {
+    const std::int64_t tokens = in.x.shape.at(0), hq = in.x.shape.at(1), dim = in.x.shape.at(2), hk = in.k.shape.at(1);
+    auto outputs = run_op<double>(op, s, in);
+    op_inputs from_k = in;  // q's heads filled with their key head's values (h mod Hk), turned as q
+    for (std::int64_t t = 0; t < tokens; ++t)
+      for (std::int64_t h = 0; h < hq; ++h)
+        std::copy_n(in.k.data.begin() + (t * hk + h % hk) * dim, dim, from_k.x.data.begin() + (t * hq + h) * dim);
+    const auto crossed = run_op<double>(op, s, from_k).at(0).value;
+    auto& q_out = outputs.at(0).value;
+    for (const auto& pr : rotation_plan_of(s, std::nullopt).pairs)
+      for (std::int64_t row = 0; row < tokens * hq; ++row) q_out.data[static_cast<std::size_t>(row * dim + pr.b)] = crossed.data[static_cast<std::size_t>(row * dim + pr.b)];
+    return concatenated(std::move(outputs));
+  };
+  out.push_back(std::move(cross));
+  variant q_heads = of_transform("k with q's head count", s, "reading k as if it had q's heads per token");
+  q_heads.compute = [with_keys](const op_inputs& in) {
+    const std::int64_t hq = in.x.shape.at(1), dim = in.k.shape.at(2);
+    return with_keys(in, [&](std::int64_t t, std::int64_t h, std::int64_t d) {
+      const std::int64_t e = (t * hq + h) * dim + d;
+      return e < static_cast<std::int64_t>(in.k.data.size()) ? in.k.data[static_cast<std::size_t>(e)] : 0.0;
+    });
+  };
+  out.push_back(std::move(q_heads));
+  variant shifted = of_transform("key heads off by one", s, "turning key head h from key head h + 1's values");
+  shifted.compute = [with_keys](const op_inputs& in) {
+    const std::int64_t hk = in.k.shape.at(1), dim = in.k.shape.at(2);
+    return with_keys(in, [&](std::int64_t t, std::int64_t h, std::int64_t d) {
+      return in.k.data[static_cast<std::size_t>((t * hk + (h + 1) % hk) * dim + d)];
+    });
+  };
+  out.push_back(std::move(shifted));
+}
+
 }  // namespace
 
 std::vector<variant> neighbourhood(const spec& s, const std::string& op) {
@@ -493,7 +543,8 @@ std::vector<variant> neighbourhood(const spec& s, const std::string& op) {
   // pass, or a kernel handed its tables, gets the specs and inputs read another way (the
   // reference's own op runs those), and its own variants.
   const op_schema* o = find_op_schema(op);
-  const bool forward = (!o || o->adjoint_of.empty()) && takes_input(op, s, "pos");
+  // The rotary models compute one output from x: an op with more (rotate_qk) gets its own variants.
+  const bool forward = (!o || o->adjoint_of.empty()) && takes_input(op, s, "pos") && outputs_of(op, s).size() == 1;
   // A backward pass that turns forward is also "positions negated": named first, as what it is.
   add_backward_variants(s, op, out);
   add_parameter_variants(s, out);
@@ -503,17 +554,26 @@ std::vector<variant> neighbourhood(const spec& s, const std::string& op) {
   add_length_variants(s, op, out);
   add_input_variants(s, op, out);
   add_table_variants(s, op, out);
+  add_qk_variants(s, op, out);
   add_slope_variants(s, op, out);
   add_bucket_variants(s, op, out);
   if (forward) add_rotary_models(s, out);
   return out;
 }
 
+tensor<double> concatenated(std::vector<named_tensor<double>> outputs) {
+  if (outputs.size() == 1) return std::move(outputs[0].value);
+  tensor<double> all;
+  for (const auto& o : outputs) all.data.insert(all.data.end(), o.value.data.begin(), o.value.data.end());
+  all.shape = {static_cast<std::int64_t>(all.data.size())};
+  return all;
+}
+
 expected expected_output(const variant& v, const std::string& op, const op_inputs& in) {
   expected e{v.inputs ? v.inputs(in) : in, {}};
   e.output = v.compute   ? v.compute(e.read)
-             : v.seq_len ? run_op_tokens<double>(op, v.s, e.read, v.seq_len(call_seq_len(e.read.pos))).at(0).value
-                         : run_op<double>(op, v.s, e.read).at(0).value;
+             : v.seq_len ? concatenated(run_op_tokens<double>(op, v.s, e.read, v.seq_len(call_seq_len(e.read.pos))))
+                         : concatenated(run_op<double>(op, v.s, e.read));
   if (v.outputs) v.outputs(in, e.output);
   return e;
 }

@@ -19,7 +19,9 @@ struct variant {
   spec s;             // the spec whose reference it follows
   std::function<op_inputs(const op_inputs&)> inputs;                     // how it reads the inputs (empty: as given)
   std::function<std::int64_t(std::int64_t)> seq_len;                     // rotate's call length as it reads it (empty: as is)
-  std::function<tensor<double>(const op_inputs&)> compute;               // its own model of the op (empty: the reference)
+  // Its own model of the op (empty: the reference): the output, or for an op with several outputs
+  // (rotate_qk) their values in order, concatenated.
+  std::function<tensor<double>(const op_inputs&)> compute;
   std::function<void(const op_inputs&, tensor<double>&)> outputs;        // what it does to the outputs after (empty: nothing)
 };
 
@@ -33,8 +35,10 @@ std::vector<variant> neighbourhood(const spec& s, const std::string& op);
 // and the inputs as the variant read them (its bound is computed on those).
 struct expected {
   op_inputs read;
-  tensor<double> output;
+  tensor<double> output;  // the op's one output, or its outputs' values in order, concatenated
 };
 expected expected_output(const variant& v, const std::string& op, const op_inputs& in);
+// The outputs' values in order, as one tensor: the output itself where there is one.
+tensor<double> concatenated(std::vector<named_tensor<double>> outputs);
 
 }  // namespace pe::audit

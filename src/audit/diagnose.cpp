@@ -12,6 +12,8 @@
 #include "gate/op_io.hpp"
 #include "gate/tolerance.hpp"
 #include "pe/error.hpp"
+#include "pe/op_schema.hpp"
+#include "pe/op_shapes.hpp"
 #include "pe/scheme.hpp"
 
 namespace pe::audit {
@@ -55,6 +57,28 @@ std::vector<std::vector<std::int64_t>> position_calls(const spec& s) {
   return calls;
 }
 
+// The bound of each value of `expected` (the op's outputs' values in order, concatenated), each
+// output's from its own part; std::invalid_argument where the parts are not the op's outputs' sizes.
+std::vector<double> concatenated_bounds(const gate::error_model& model, const std::string& op, const spec& s, const op_inputs& in,
+                                        const tensor<double>& expected) {
+  const auto names = outputs_of(op, s);
+  const auto shapes = output_shapes(op, s, in);
+  std::vector<named_tensor<double>> parts;
+  std::size_t at = 0;
+  for (std::size_t o = 0; o < names.size(); ++o) {
+    const auto shape = names.size() == 1 ? expected.shape : shapes.at(o).value_or(std::vector<std::int64_t>{});
+    tensor<double> part(shape);
+    if (at + part.data.size() > expected.data.size()) throw std::invalid_argument("the outputs' sizes");
+    std::copy_n(expected.data.begin() + static_cast<std::ptrdiff_t>(at), part.data.size(), part.data.begin());
+    at += part.data.size();
+    parts.push_back({std::string(names[o]->name), std::move(part)});
+  }
+  if (at != expected.data.size()) throw std::invalid_argument("the outputs' sizes");
+  std::vector<double> out;
+  for (const auto& b : gate::output_bounds(model, op, s, in, parts)) out.insert(out.end(), b.begin(), b.end());
+  return out;
+}
+
 // The p-th quantile (0..1) of v (v is reordered).
 double quantile(std::vector<double>& v, double p) {
   if (v.empty()) return 0;
@@ -90,7 +114,12 @@ diagnosis diagnose(const diagnose_request& q, gate::implementation& impl) {
       d.failed.push_back(fmt::format("call {}: {}: {}", d.calls, gate::status_name(got.status), got.message));
       continue;
     }
-    const auto values = gate::as_doubles(got.outputs.at(0)).data;
+    // Every output's values in order (rotate_qk: q_out, then k_out), as the variants give them.
+    std::vector<double> values;
+    for (const auto& o : got.outputs) {
+      const auto v = gate::as_doubles(o).data;
+      values.insert(values.end(), v.begin(), v.end());
+    }
     d.elements += static_cast<std::int64_t>(values.size());
     for (const double v : values) d.non_finite += std::isfinite(v) ? 0 : 1;
     for (std::size_t v = 0; v < variants.size(); ++v) {
@@ -99,7 +128,7 @@ diagnosis diagnose(const diagnose_request& q, gate::implementation& impl) {
       try {
         auto e = expected_output(variants[v], d.op, in);
         expected = std::move(e.output);
-        bound = gate::output_bounds(model, d.op, variants[v].s, e.read, {{"out", expected}}).at(0);
+        bound = concatenated_bounds(model, d.op, variants[v].s, e.read, expected);
         // A transform of the outputs (a factor applied again) is a product more in the kernel: u_w
         // for it and u_w for the factor's own rounding.
         if (variants[v].outputs)

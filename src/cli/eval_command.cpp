@@ -34,11 +34,12 @@ struct eval_options {
   std::string op;
   std::string spec;
   std::string pos;
-  std::string x, dy;
+  std::string x, dy, q, k;
   std::string rel, qpos, kpos;
   std::string role;
   std::string input;
   std::int64_t heads = 1;
+  std::int64_t kv_heads = 1;  // rotate_qk's k heads (grouped-query attention: fewer than q's)
   unsigned precision = 53;
   std::string format = "table";
   std::string output;
@@ -65,8 +66,10 @@ std::vector<double> parse_values(const std::string& text, const std::string& fla
   return out;
 }
 
-// x [T, heads, dim] (rotate_grad's dy) from --x (--dy): either all T*heads*dim values, or one dim-vector for every token
-// and head, which stays one row (into c.x_row; eval_call says why) with the shape in c.in.
+// Rows [T, heads, dim] (rotate's x, rotate_grad's dy, rotate_qk's q and k) from their option:
+// either all T*heads*dim values, or one dim-vector for every token and head. For the input held in
+// op_inputs::x that vector stays one row (into c.x_row; eval_call says why) with the shape in c.in;
+// another (rotate_qk's k) is filled out.
 void read_x(const std::string& op, std::vector<double> values, std::int64_t tokens, std::int64_t heads, std::int64_t dim,
             const pe::tensor_schema& t, eval_call& c) {
   const auto n = static_cast<std::int64_t>(values.size());
@@ -75,8 +78,12 @@ void read_x(const std::string& op, std::vector<double> values, std::int64_t toke
                                       t.name, n, op, dim, tokens, heads, dim, tokens * heads * dim));
   }
   std::vector<double> full;
+  pe::op_inputs probe;
+  const auto field = t.field(probe);
+  const bool held_in_x = std::holds_alternative<pe::tensor<double>*>(field) && std::get<pe::tensor<double>*>(field) == &probe.x;
   if (n == tokens * heads * dim) full = std::move(values);
-  else c.x_row = std::move(values);
+  else if (held_in_x) c.x_row = std::move(values);
+  else full = broadcast_x(values, tokens, heads).data;
   pe::store_input(t, {std::string(t.name), {tokens, heads, dim}, std::move(full)}, c.in);
 }
 
@@ -117,6 +124,8 @@ const input_option input_options[] = {
     {"kpos", &eval_options::kpos, "--qpos and --kpos are required (e.g. --qpos 0:4 --kpos 0:4)"},
     {"x", &eval_options::x, "--x is required (one dim-vector, or T*H*D values)"},
     {"dy", &eval_options::dy, "--dy is required (one dim-vector, or T*H*D values)"},
+    {"q", &eval_options::q, "--q and --k are required (each one dim-vector, or T*H*D values)"},
+    {"k", &eval_options::k, "--q and --k are required (each one dim-vector, or T*H*D values)"},
     {"role", &eval_options::role, "--role is required: 0 (query) or 1 (key)"},
 };
 
@@ -124,6 +133,13 @@ const input_option* option_of(std::string_view name) {
   for (const auto& o : input_options)
     if (o.name == name) return &o;
   return nullptr;
+}
+
+// The heads of rows [T, H, D] and the option that gives them: --kv-heads for rotate_qk's k (its
+// shape's "Hk"), --heads for every other (H, or rotate_qk's Hq).
+std::pair<std::int64_t, const char*> heads_of(const eval_options& o, const pe::tensor_schema& t) {
+  if (t.shape.dims.size() == 3 && t.shape.dims[1] == "Hk") return {o.kv_heads, "--kv-heads"};
+  return {o.heads, "--heads"};
 }
 
 // One input from its option into c.in: integers as a list (rows for positions), or the reals of
@@ -139,8 +155,9 @@ void read_option(const eval_options& o, const pe::spec& s, const pe::tensor_sche
     const auto n = static_cast<std::int64_t>(values.size());
     return pe::store_input(t, {std::string(t.name), {n}, std::move(values)}, c.in);
   }
-  if (o.heads < 1 || o.heads > max_heads) throw pe::input_error(fmt::format("--heads {}: use 1..{}", o.heads, max_heads));
-  read_x(o.op, parse_values(text, "--" + std::string(t.name)), static_cast<std::int64_t>(c.in.pos.size()) / c.in.pos_axes, o.heads, *pe::head_dim(s), t, c);
+  const auto [heads, flag] = heads_of(o, t);
+  if (heads < 1 || heads > max_heads) throw pe::input_error(fmt::format("{} {}: use 1..{}", flag, heads, max_heads));
+  read_x(o.op, parse_values(text, "--" + std::string(t.name)), static_cast<std::int64_t>(c.in.pos.size()) / c.in.pos_axes, heads, *pe::head_dim(s), t, c);
 }
 
 // The sizes the options' text gives, counted without reading a value: each integer input's rows
@@ -155,7 +172,8 @@ pe::shape_bindings counted_sizes(const eval_options& o, const pe::spec& s) {
     if (!opt || t->shape.dims.empty()) continue;
     const std::string& text = o.*(opt->text);
     if (t->kind == pe::element_kind::real) {
-      if (o.heads >= 1 && o.heads <= max_heads) b.emplace("H", o.heads);
+      if (const auto heads = heads_of(o, *t).first; t->shape.dims.size() == 3 && heads >= 1 && heads <= max_heads)
+        b.emplace(std::string(t->shape.dims[1]), heads);
       continue;
     }
     if (text.empty()) continue;
@@ -272,7 +290,10 @@ std::function<int()> add_eval_command(CLI::App& app) {
   cmd->add_option("--pos", o->pos, "positions: 0,1,2 or a half-open range a:b (or a mix)");
   cmd->add_option("--x", o->x, "rotate's input: T*H*D values row-major, or one D-vector for every token and head");
   cmd->add_option("--dy", o->dy, "rotate_grad's input, the gradient of rotate's y: as --x");
-  cmd->add_option("--heads", o->heads, "heads H of x or dy (default 1)");
+  cmd->add_option("--q", o->q, "rotate_qk's queries: as --x, with --heads heads");
+  cmd->add_option("--k", o->k, "rotate_qk's keys: as --x, with --kv-heads heads");
+  cmd->add_option("--heads", o->heads, "heads H of x or dy, or of rotate_qk's q (default 1)");
+  cmd->add_option("--kv-heads", o->kv_heads, "heads of rotate_qk's k, a divisor of --heads (grouped-query attention; default 1)");
   cmd->add_option("--role", o->role, "rotate's and rotate_grad's role where the scheme scales queries and keys apart (xpos): 0 query, 1 key");
   cmd->add_option("--rel", o->rel, "bucket's relative distances key - query: a list or range like -300:300");
   cmd->add_option("--qpos", o->qpos, "bias's query positions");

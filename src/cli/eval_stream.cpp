@@ -77,37 +77,42 @@ void run_whole(const eval_call& c, const pe::spec& s, pe::limit limit, result_wr
   }
 }
 
+// Each output in turn, chunk by chunk: an op with several outputs (rotate_qk's q_out and k_out)
+// runs once per output, so that one output's rows are written whole before the next begins.
 template <class T>
 void run_chunked(const eval_call& c, const pe::spec& s, pe::limit limit, std::int64_t chunk_tokens, unsigned bits, result_writer& w) {
   const std::int64_t tokens = pe::token_count(c.in), seq_len = pe::call_seq_len(c.in.pos);
-  progress_line progress(tokens, "positions");
-  // Without chunk_tokens the first chunk is one token: its width sizes the chunks (and checks an
-  // output whose shape only the op knows) before the rest is computed.
-  std::int64_t step = chunk_tokens > 0 ? chunk_tokens : 1, rows_per_token = 0;
-  output_head head;
-  bool integers = false;  // the output's kind, decided with its head on the first chunk
-  for (std::int64_t first = 0; first < tokens;) {
-    const std::int64_t count = std::min(step, tokens - first);
-    auto outputs = pe::run_op_tokens<T>(c.op, s, part_of(c, first, count), seq_len);
-    auto& [name, t] = outputs.at(0);
-    if (first == 0) {
-      const std::int64_t per_token = static_cast<std::int64_t>(t.data.size()) / count;
-      std::vector<std::int64_t> shape = t.shape;
-      shape.at(0) = tokens;
-      refuse_beyond(name, pe::saturating_product(shape), limit);
-      head = head_of(c, name, shape);
-      integers = integer_output(c.op, s, name);
-      rows_per_token = columns(head) > 0 ? per_token / columns(head) : 0;
-      if (chunk_tokens <= 0) {
-        step = std::max<std::int64_t>(1, static_cast<std::int64_t>(chunk_bytes / bytes_per_value(bits)) / std::max<std::int64_t>(per_token, 1));
+  const auto n_outputs = static_cast<std::int64_t>(pe::outputs_of(c.op, s).size());
+  progress_line progress(tokens * n_outputs, "positions");
+  for (std::int64_t o = 0; o < n_outputs; ++o) {
+    // Without chunk_tokens the first chunk is one token: its width sizes the chunks (and checks an
+    // output whose shape only the op knows) before the rest is computed.
+    std::int64_t step = chunk_tokens > 0 ? chunk_tokens : 1, rows_per_token = 0;
+    output_head head;
+    bool integers = false;  // the output's kind, decided with its head on the first chunk
+    for (std::int64_t first = 0; first < tokens;) {
+      const std::int64_t count = std::min(step, tokens - first);
+      auto outputs = pe::run_op_tokens<T>(c.op, s, part_of(c, first, count), seq_len);
+      auto& [name, t] = outputs.at(static_cast<std::size_t>(o));
+      if (first == 0) {
+        const std::int64_t per_token = static_cast<std::int64_t>(t.data.size()) / count;
+        std::vector<std::int64_t> shape = t.shape;
+        shape.at(0) = tokens;
+        refuse_beyond(name, pe::saturating_product(shape), limit);
+        head = head_of(c, name, shape);
+        integers = integer_output(c.op, s, name);
+        rows_per_token = columns(head) > 0 ? per_token / columns(head) : 0;
+        if (chunk_tokens <= 0) {
+          step = std::max<std::int64_t>(1, static_cast<std::int64_t>(chunk_bytes / bytes_per_value(bits)) / std::max<std::int64_t>(per_token, 1));
+        }
+        w.begin_output(head);
       }
-      w.begin_output(head);
+      w.write_rows(first * rows_per_token, block_of(std::move(t), integers));
+      first += count;
+      progress.update(o * tokens + first);
     }
-    w.write_rows(first * rows_per_token, block_of(std::move(t), integers));
-    first += count;
-    progress.update(first);
+    w.end_output();
   }
-  w.end_output();
 }
 
 }  // namespace

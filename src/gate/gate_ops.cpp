@@ -16,6 +16,8 @@ const std::vector<gate_op>& gate_op_table() {
       {.op = "rotate", .draw = draws::rotate, .bounds = bounds::rotate, .leads = true, .probe = probes::rotate},
       // rotate's backward pass holds dy where rotate holds x: the same draw, bound and probe.
       {.op = "rotate_grad", .draw = draws::rotate, .bounds = bounds::rotate, .probe = probes::rotate},
+      // q and k drawn as rotate's x, with fewer key heads (grouped-query attention) and other values.
+      {.op = "rotate_qk", .draw = draws::rotate_qk, .bounds = bounds::rotate_qk, .probe = probes::rotate_qk},
       // Tables of the spec's exact angles at rotate's drawn positions; the bound is the application's.
       {.op = "apply_tables", .draw = draws::apply_tables, .bounds = bounds::apply_tables, .probe = probes::apply_tables},
       {.op = "scale", .draw = draws::scale, .bounds = bounds::relative, .probe = probes::positions},

@@ -90,6 +90,26 @@ void near_a_boundary(const spec& s, std::int64_t max_pos, op_inputs& in) {
   }
 }
 
+// Rows [T, heads, D] of s in in.x, drawn values.
+void put_rows(const spec& s, op_inputs& in, std::int64_t heads) {
+  const std::int64_t tokens = static_cast<std::int64_t>(in.pos.size()) / in.pos_axes, dim = *head_dim(s);
+  in.x = tensor<double>({tokens, heads, dim});
+  in.x.data = *props::gen_vector(tokens * heads * dim);
+}
+
+// A quarter of the cases put values at the I/O dtype's edges into in.x (turned as in.role).
+void maybe_edge_values(const spec& s, op_inputs& in, dtype io) {
+  const bool edges = *rc::gen::inRange(0, 4) == 0;
+  if (edges) put_edge_values(s, in, io);
+  RC_CLASSIFY(edges, "values at the dtype's edges");
+}
+
+// Mostly 1-4 heads; one case in eight 5-17, past a group of 8 heads and into the next, as
+// kernels that turn several heads per thread (pecheck's own: 8) see them.
+std::int64_t draw_heads() {
+  return *rc::gen::weightedOneOf<std::int64_t>({{7, rc::gen::inRange<std::int64_t>(1, 5)}, {1, rc::gen::inRange<std::int64_t>(5, 18)}});
+}
+
 }  // namespace
 
 op_inputs encode(const spec& s, std::int64_t max_pos, dtype) {
@@ -111,19 +131,31 @@ op_inputs scale(const spec& s, std::int64_t max_pos, dtype) {
 }
 
 op_inputs rotate(const spec& s, std::int64_t max_pos, dtype io) {
-  const std::int64_t tokens = draw_tokens();
-  op_inputs in = positions(s, max_pos, tokens);
+  op_inputs in = positions(s, max_pos, draw_tokens());
   near_a_boundary(s, max_pos, in);
-  // Mostly 1-4 heads; one case in eight 5-17, past a group of 8 heads and into the next, as
-  // kernels that turn several heads per thread (pecheck's own: 8) see them.
-  const auto heads = *rc::gen::weightedOneOf<std::int64_t>({{7, rc::gen::inRange<std::int64_t>(1, 5)}, {1, rc::gen::inRange<std::int64_t>(5, 18)}});
-  const std::int64_t dim = *head_dim(s);
-  in.x = tensor<double>({tokens, heads, dim});
-  in.x.data = *props::gen_vector(tokens * heads * dim);
+  put_rows(s, in, draw_heads());
   if (rotates_by_role(s)) in.role = *rc::gen::inRange(0, 2);  // xPos: query 0 or key 1
-  const bool edges = *rc::gen::inRange(0, 4) == 0;
-  if (edges) put_edge_values(s, in, io);
-  RC_CLASSIFY(edges, "values at the dtype's edges");
+  maybe_edge_values(s, in, io);
+  return in;
+}
+
+// q and k drawn apart (so that an output computed from the other tensor shows), k with Hk heads
+// and q with a group of 2 to 4 query heads per key head (Hq != Hk, so that k turned with q's head
+// count or a group mapped off by one shows). xPos: q as queries, k as keys; the op has no role.
+op_inputs rotate_qk(const spec& s, std::int64_t max_pos, dtype io) {
+  op_inputs in = positions(s, max_pos, draw_tokens());
+  near_a_boundary(s, max_pos, in);
+  const bool by_role = rotates_by_role(s);
+  const auto key_heads = *rc::gen::weightedOneOf<std::int64_t>({{7, rc::gen::inRange<std::int64_t>(1, 4)}, {1, rc::gen::inRange<std::int64_t>(4, 10)}});
+  const auto group = *rc::gen::inRange<std::int64_t>(2, 5);
+  put_rows(s, in, key_heads);
+  if (by_role) in.role = 1;
+  maybe_edge_values(s, in, io);
+  in.k = std::move(in.x);
+  put_rows(s, in, key_heads * group);
+  if (by_role) in.role = 0;
+  maybe_edge_values(s, in, io);
+  in.role = -1;
   return in;
 }
 
@@ -209,6 +241,25 @@ op_inputs rotate(const spec& s, const std::vector<std::int64_t>& pos, std::mt199
   in.x = tensor<double>({static_cast<std::int64_t>(pos.size()), heads, dim});
   for (auto& v : in.x.data) v = uniform();
   if (rotates_by_role(s)) in.role = 0;
+  return in;
+}
+
+// Four query heads over two key heads (so that a key head mapped off by one shows), every head
+// with its own values: rotate's probe twice, its six heads split four and two per token.
+op_inputs rotate_qk(const spec& s, const std::vector<std::int64_t>& pos, std::mt19937_64& draw, dtype io, std::int64_t reach) {
+  op_inputs in = rotate(s, pos, draw, io, reach);
+  const op_inputs more = rotate(s, pos, draw, io, reach);
+  const std::int64_t tokens = in.x.shape[0], heads = in.x.shape[1], dim = in.x.shape[2];
+  tensor<double> q({tokens, 4, dim}), k({tokens, 2, dim});
+  for (std::int64_t t = 0; t < tokens; ++t) {
+    const auto row = [&](const op_inputs& from, std::int64_t h) { return from.x.data.begin() + (t * heads + h) * dim; };
+    for (std::int64_t h = 0; h < 6; ++h) {
+      const auto from = h < heads ? row(in, h) : row(more, h - heads);
+      std::copy_n(from, dim, h < 4 ? q.data.begin() + (t * 4 + h) * dim : k.data.begin() + (t * 2 + h - 4) * dim);
+    }
+  }
+  in.x = std::move(q), in.k = std::move(k);
+  in.role = -1;
   return in;
 }
 

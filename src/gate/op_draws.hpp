@@ -15,7 +15,7 @@ using draw_signature = op_inputs(const spec& s, std::int64_t max_pos, dtype io);
 // diagnose's call at positions pos, each at most reach, reals from `draw` rounded to the I/O dtype io.
 using probe_signature = op_inputs(const spec& s, const std::vector<std::int64_t>& pos, std::mt19937_64& draw, dtype io, std::int64_t reach);
 
-draw_signature encode, none /* inv_freq: no call inputs */, rotate, apply_tables, scale, bucket, bias, attend;
+draw_signature encode, none /* inv_freq: no call inputs */, rotate, rotate_qk, apply_tables, scale, bucket, bias, attend;
 
 }  // namespace pe::gate::draws
 
@@ -23,6 +23,6 @@ draw_signature encode, none /* inv_freq: no call inputs */, rotate, apply_tables
 // `pos`, each at most reach, and reals from `draw` rounded to the I/O dtype io.
 namespace pe::gate::probes {
 
-draws::probe_signature positions /* encode, scale */, rotate, apply_tables, bucket, bias;
+draws::probe_signature positions /* encode, scale */, rotate, rotate_qk, apply_tables, bucket, bias;
 
 }  // namespace pe::gate::probes

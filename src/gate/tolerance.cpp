@@ -247,6 +247,23 @@ void rotate(const error_model& m, const spec& s, const op_inputs& in, const std:
   add_rotation_bounds(m, rotation_plan_of(s, call_seq_len(in.pos)), in, out[0]);
 }
 
+// rotate's bound on each output: q_out is rotate's y for x = q (xPos: as queries), k_out for x = k
+// (as keys); a fused kernel computes each as rotate does (proofs/gate_tolerance.md, "rotate_qk").
+// The outputs are found by name: a law asks for one of them at a time.
+void rotate_qk(const error_model& m, const spec& s, const op_inputs& in, const std::vector<named_tensor<double>>& exact,
+               std::vector<std::vector<double>>& out) {
+  const rotary_plan plan = rotation_plan_of(s, call_seq_len(in.pos));
+  op_inputs rows;
+  rows.pos = in.pos;
+  rows.pos_axes = in.pos_axes;
+  for (std::size_t o = 0; o < exact.size(); ++o) {
+    const bool keys = exact[o].name == "k_out";
+    rows.x = keys ? in.k : in.x;
+    if (plan.magnitude) rows.role = keys ? 1 : 0;
+    add_rotation_bounds(m, plan, rows, out[o]);
+  }
+}
+
 // The application alone (proofs/gate_tolerance.md, "apply_tables"): two products and their sum
 // in the working precision, 3 u_w of |x_a c| + |x_b s|, three more roundings where the kernel
 // multiplies and adds in a narrower I/O dtype, and a flushed subnormal's few smallest normals.

@@ -48,7 +48,7 @@ std::int64_t drawn_position_limit(const spec& s, const error_model& m, std::int6
 using bound_signature = void(const error_model& m, const spec& s, const op_inputs& in, const std::vector<named_tensor<double>>& exact,
                              std::vector<std::vector<double>>& out);
 namespace bounds {
-bound_signature relative, encode, inv_freq, rotate, apply_tables, bias, attend;
+bound_signature relative, encode, inv_freq, rotate, rotate_qk, apply_tables, bias, attend;
 }  // namespace bounds
 
 // attend's bound per element of out [T, H, Dv] (attend_tolerance.cpp), for the schemes whose

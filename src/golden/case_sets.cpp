@@ -114,9 +114,25 @@ std::vector<case_set> rope_sets() {
   tables_set("rope/tables_neox.json", "apply_tables: x turned by given cos and sin tables [T, pairs], neox pairs, head dim 8", "rope(dim=8)", 2500);
   tables_set("rope/tables_gptj_partial.json", "apply_tables: gptj pairs, rotary_dim 6 of 8 (the rest copied)",
              "rope(dim=8, rotary_dim=6, layout=gptj)", 2600);
+  // rotate_qk: queries and keys of grouped-query attention (two query heads over one key head,
+  // each with its own values) at a few hard positions; head dim 4 (the tree's size budget).
+  const auto qk_set = [&](std::string path, std::string comment, const std::string& spec_text, std::uint64_t seed,
+                          const std::vector<std::int64_t>& at) {
+    const spec s = parse_spec(spec_text);
+    std::vector<case_def> cases;
+    for (const auto p : at) {
+      op_inputs in = positions({p});
+      in.x = gaussian({1, 2, *head_dim(s)}, seed++);
+      in.k = gaussian({1, 1, *head_dim(s)}, seed++);
+      cases.push_back({fmt::format("p{}", p), std::move(in)});
+    }
+    out.push_back(set(path, comment, "rotate_qk", spec_text, std::move(cases)));
+  };
+  qk_set("rope/qk_gqa.json", "rotate_qk: q [T, 2, 4] and k [T, 1, 4] turned alike, neox pairs", "rope(dim=4)", 2700,
+         {0, 1, 257, (std::int64_t{1} << 24) + 1, (std::int64_t{1} << 31) - 1, std::int64_t{1} << 40});
   // The backward pass: R_p^T dy, in both layouts (a backward written for one layout's pairs
   // fails the other's), with partial rotary, and with an attention factor (YaRN scales dx too).
-  rotate_set("rope/grad_neox.json", "the backward pass dx = R_p^T dy: head dim 64, neox pairs", "rope(dim=64)", 2000, "rotate_grad", 1);
+  rotate_set("rope/grad_neox.json", "the backward pass dx = R_p^T dy: head dim 16, neox pairs", "rope(dim=16)", 2000, "rotate_grad", 1);
   rotate_set("rope/grad_gptj_partial.json", "the backward pass: gptj pairs, rotary_dim 32 of 64 (the rest copied)",
              "rope(dim=64, rotary_dim=32, layout=gptj)", 2100, "rotate_grad", 1);
   rotate_set("rope/grad_yarn.json", "the backward pass under YaRN: dx = A R_p^T dy with A = 0.1 ln 4 + 1, head dim 32",
@@ -159,6 +175,8 @@ std::vector<case_set> rope_sets() {
            32768);
   xpos_set("xpos/neox_gamma_0.25.json", "xPos in neox pairs, head dim 64, gamma 0.25, scale_base 256", "xpos(dim=64, gamma=0.25, scale_base=256, layout=neox)",
            1700, 12288);
+  qk_set("xpos/qk.json", "xPos's rotate_qk: q scaled as queries, k as keys, with no role input; head dim 4", "xpos(dim=4)", 2800,
+         {-257, 0, 1, 512, 4096});
   xpos_set("xpos/grad.json", "xPos's backward pass: dx = zeta^(+-p/scale_base) R_p^T dy by role, head dim 8, gamma 0.4, scale_base 512",
            "xpos(dim=8)", 2400, 32768, "rotate_grad", 1);
   return out;

@@ -1,4 +1,4 @@
-// pecheck's own kernels as a gate plugin (pecheck/impl.h): rotate, rotate_grad, apply_tables and attend (rope), encode (sinusoidal) and bias (ALiBi, T5), on the host emulation or the GPU (backend.hpp).
+// pecheck's own kernels as a gate plugin (pecheck/impl.h): rotate, rotate_grad, rotate_qk, apply_tables and attend (rope), encode (sinusoidal) and bias (ALiBi, T5), on the host emulation or the GPU (backend.hpp).
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -29,6 +29,7 @@ std::int32_t pe_impl_run(const char* op, const char* spec, const pe_tensor* inpu
     void (*serve)(const pe::spec&, const k::call&) = nullptr;
     if (std::strcmp(op, "rotate") == 0) serve = k::serve_rotate;
     else if (std::strcmp(op, "rotate_grad") == 0) serve = k::serve_rotate_grad;
+    else if (std::strcmp(op, "rotate_qk") == 0) serve = k::serve_rotate_qk;
     else if (std::strcmp(op, "apply_tables") == 0) serve = k::serve_apply_tables;
     else if (std::strcmp(op, "encode") == 0) serve = k::serve_encode;
     else if (std::strcmp(op, "bias") == 0) serve = k::serve_bias;

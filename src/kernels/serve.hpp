@@ -72,6 +72,7 @@ angle_mode angle_mode_from_environment();
 // The op servers (serve_angles.cpp, serve_bias.cpp, serve_attend.cpp): unsupported for a spec they do not take.
 void serve_rotate(const pe::spec& s, const call& c);
 void serve_rotate_grad(const pe::spec& s, const call& c);
+void serve_rotate_qk(const pe::spec& s, const call& c);
 void serve_apply_tables(const pe::spec& s, const call& c);
 void serve_encode(const pe::spec& s, const call& c);
 void serve_bias(const pe::spec& s, const call& c);

@@ -2,6 +2,7 @@
 //
 // PECHECK_KERNEL_ANGLES picks the angle mode of both: fast or accurate (the default).
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/backend.hpp"
@@ -25,8 +26,8 @@ angle_mode angle_mode_from_environment() {
 // negated) into dx.
 namespace {
 
-void serve_turn(const pe::spec& s, const call& c, const char* op, const char* input, bool transpose) {
-  if (!rotate_tables::takes(s)) throw unsupported{};
+// Rows `input` [T, H, D] turned into `y` (of the same shape) at the call's positions.
+void turn_rows(const pe::spec& s, const call& c, const char* op, const char* input, pe_tensor& y, bool transpose) {
   const pe_tensor* x = find_input(c, input);
   if (x == nullptr || x->rank != 3) throw failure{fmt::format("{} needs {} [T, H, D]", op, input)};
   const auto pos = positions(c, op, "pos");
@@ -36,11 +37,19 @@ void serve_turn(const pe::spec& s, const call& c, const char* op, const char* in
   a.mode = angle_mode_from_environment();
   a.tokens = x->shape[0], a.heads = x->shape[1], a.dim = x->shape[2];
   a.rotary_dim = tables.rotary_dim, a.neox = tables.neox;
-  if (a.dim != tables.dim || static_cast<std::int64_t>(pos.size()) != a.tokens) throw failure{"x's head dim or pos's length does not match the spec"};
-  a.x = x->data, a.y = only_output(c, op, {a.tokens, a.heads, a.dim}).data, a.pos = pos.data();
+  if (a.dim != tables.dim || static_cast<std::int64_t>(pos.size()) != a.tokens) throw failure{fmt::format("{}'s head dim or pos's length does not match the spec", input)};
+  if (y.rank != 3 || !std::equal(x->shape, x->shape + 3, y.shape) || y.dtype != x->dtype)
+    throw failure{fmt::format("{}: its output for {} must have {}'s shape and dtype", op, input, input)};
+  a.x = x->data, a.y = y.data, a.pos = pos.data();
   a.inv_freq = tables.inv_freq.data(), a.turns = tables.turns.data(), a.factor = tables.factor;
   a.transpose = transpose;
   if (const std::string error = run_rotate(a); !error.empty()) throw failure{error};
+}
+
+void serve_turn(const pe::spec& s, const call& c, const char* op, const char* input, bool transpose) {
+  if (!rotate_tables::takes(s)) throw unsupported{};
+  if (c.n_outputs != 1) throw failure{fmt::format("{} needs one output", op)};
+  turn_rows(s, c, op, input, c.outputs[0], transpose);
 }
 
 }  // namespace
@@ -66,6 +75,16 @@ void serve_apply_tables(const pe::spec& s, const call& c) {
   if (const std::string error = run_apply_tables(a); !error.empty()) throw failure{error};
 }
 void serve_rotate_grad(const pe::spec& s, const call& c) { serve_turn(s, c, "rotate_grad", "dy", true); }
+
+// rotate_qk: q and k turned alike (two launches); each head is turned by its token's angles alone,
+// so k's fewer heads (grouped-query attention) need nothing else.
+void serve_rotate_qk(const pe::spec& s, const call& c) {
+  if (!rotate_tables::takes(s)) throw unsupported{};
+  if (c.n_outputs != 2 || std::strcmp(c.outputs[0].name, "q_out") != 0 || std::strcmp(c.outputs[1].name, "k_out") != 0)
+    throw failure{"rotate_qk needs the outputs q_out and k_out"};
+  turn_rows(s, c, "rotate_qk", "q", c.outputs[0], false);
+  turn_rows(s, c, "rotate_qk", "k", c.outputs[1], false);
+}
 
 // Served for every scheme whose encode is sin and cos of p omega_i (its descriptor's phases).
 void serve_encode(const pe::spec& s, const call& c) {

@@ -23,9 +23,12 @@ op_inputs token_range(const op_inputs& in, std::int64_t first, std::int64_t coun
     return std::vector(v.begin() + first * width, v.begin() + (first + count) * width);
   };
   out.pos = rows(in.pos, in.pos_axes);
-  if (!in.x.data.empty()) {
-    out.x.shape = {count, in.x.shape.at(1), in.x.shape.at(2)};
-    out.x.data = rows(in.x.data, in.x.shape.at(1) * in.x.shape.at(2));
+  for (const auto member : {&op_inputs::x, &op_inputs::k}) {  // rows [T, H, D]: x (q, dy), and rotate_qk's k
+    const tensor<double>& from = in.*member;
+    if (from.data.empty()) continue;
+    tensor<double>& to = out.*member;
+    to.shape = {count, from.shape.at(1), from.shape.at(2)};
+    to.data = rows(from.data, from.shape.at(1) * from.shape.at(2));
   }
   return out;
 }

@@ -10,6 +10,7 @@ run encode();    // pe [T, dim]
 run inv_freq();  // inv_freq [pairs], attention_factor []
 run rotate();    // y [T, H, D]
 run rotate_grad();  // dx [T, H, D] = J^T dy
+run rotate_qk();  // q_out [T, Hq, D], k_out [T, Hk, D]: q and k rotated in one call
 run apply_tables();  // y [T, H, D] from x and cos, sin [T, pairs]
 run matrix();    // R [D, D] at one position
 run scale();     // scale [T]

@@ -105,6 +105,17 @@ std::vector<op_schema> build() {
        .needs = needs(plan, "rotate_grad", "a rotation_plan"),
        .run = run::rotate_grad(),
        .rows = by_token_and_head("pos/head", append_token, true)},
+      // q and k in one call, as fused kernels take them (vLLM's rotary_embedding, ONNX's pair of
+      // calls): grouped-query attention gives k fewer heads, Hq a multiple of Hk. q is held where
+      // rotate's x is (op_inputs::x); xPos scales q as queries and k as keys, with no role input.
+      {.op = "rotate_qk",
+       .tensors = {input("q", k::real, {"T", "Hq", "D"}, PE_FIELD(x)), input("k", k::real, {"T", "Hk", "D"}, PE_FIELD(k)),
+                   position_rows("pos", "T", PE_FIELD(pos)), output("q_out", k::real, {"T", "Hq", "D"}), output("k_out", k::real, {"T", "Hk", "D"})},
+       .agreements = {{"q", "pos", "token counts"}, {"q", "k", "token counts"}},
+       .splits_by_token = true,
+       .needs = needs(plan, "rotate_qk", "a rotation_plan"),
+       .run = run::rotate_qk(),
+       .rows = by_token_and_head("pos/head", append_token, false)},
       // A kernel that only applies cos and sin tables it is handed (ONNX RotaryEmbedding without
       // position ids, flash-attention's varlen form): the spec gives the pairs, the tables the angles.
       {.op = "apply_tables",

@@ -55,6 +55,26 @@ run rotate_grad() {
   });
 }
 
+// q and k turned alike at each token's positions, as rotate turns x; xPos scales q as queries and
+// k as keys. Each head is turned by its token's angles alone, so grouped-query attention (Hq a
+// multiple of Hk) changes nothing in the result: the reference checks only that the shapes are a
+// GQA call's.
+run rotate_qk() {
+  return run::of([]<class T>(const spec& s, const op_inputs& in, std::int64_t seq_len) {
+    const rotary_plan plan = checked_plan(s, in, seq_len);
+    if (in.x.shape.size() != 3 || in.k.shape.size() != 3) throw input_error("rotate_qk: q and k must be [T, H, D]");
+    const std::int64_t hq = in.x.shape[1], hk = in.k.shape[1];
+    if (in.k.shape[0] != in.x.shape[0]) throw input_error(fmt::format("rotate_qk: q has {} tokens, k {}", in.x.shape[0], in.k.shape[0]));
+    if (in.k.shape[2] != in.x.shape[2]) throw input_error(fmt::format("rotate_qk: q's head dim is {}, k's {}", in.x.shape[2], in.k.shape[2]));
+    if (hk < 1 || hq % hk != 0) throw input_error(fmt::format("rotate_qk: q's {} heads are not a multiple of k's {} (grouped-query attention shares each key head among a group of query heads)", hq, hk));
+    const bool by_role = static_cast<bool>(plan.magnitude);
+    std::vector<named_tensor<T>> out;
+    out.push_back({"q_out", rotate_pairs<T>(plan, in.x, in.pos, by_role ? std::optional(rotation_role::query) : std::nullopt)});
+    out.push_back({"k_out", rotate_pairs<T>(plan, in.k, in.pos, by_role ? std::optional(rotation_role::key) : std::nullopt)});
+    return out;
+  });
+}
+
 // The plan gives only the pairs (which dims each table column turns): the angles are the tables'.
 run apply_tables() {
   return run::of([]<class T>(const spec& s, const op_inputs& in, std::int64_t) {

@@ -22,6 +22,7 @@ struct op_inputs {
   std::vector<std::int64_t> pos;
   std::int64_t pos_axes = 1;
   tensor<double> x;
+  tensor<double> k;                      // rotate_qk: the keys [T, Hk, D] (its queries q are held in x)
   tensor<double> cos, sin;               // apply_tables: each token's cos and sin per rotated pair [T, pairs]
   std::int64_t role = -1;                // rotate where the scheme rotates by role (xPos): 0 query, 1 key; -1 none
   std::vector<std::int64_t> rel;         // bucket: relative distances key - query

@@ -288,7 +288,7 @@ const bad_call bad_calls[] = {
     {"eval encode 'sinusoidal(dim=4)' --pos 0 --bogus", "pecheck: The following argument was not expected: --bogus\n"},
     {"eval rotate 'sinusoidal(dim=4)' --pos 0", "pecheck: sinusoidal: op 'rotate' is not supported (ops: encode, attend)\n"},
     {"eval bucket 'sinusoidal(dim=4)' --pos 0", "pecheck: sinusoidal: op 'bucket' is not supported (ops: encode, attend)\n"},
-    {"eval attend2 'sinusoidal(dim=4)' --pos 0", "pecheck: op: attend2 not in {encode,inv_freq,rotate,rotate_grad,apply_tables,matrix,scale,bucket,bias,attend}\n"},
+    {"eval attend2 'sinusoidal(dim=4)' --pos 0", "pecheck: op: attend2 not in {encode,inv_freq,rotate,rotate_grad,rotate_qk,apply_tables,matrix,scale,bucket,bias,attend}\n"},
     {"eval bucket 't5()'", "pecheck: eval bucket: --rel is required (e.g. --rel -300:300)\n"},
     {"eval rotate 'xpos(dim=4)' --pos 0 --x 1,0,0,1", "pecheck: eval rotate: --role is required: 0 (query) or 1 (key)\n"},
     {"eval rotate 'xpos(dim=4)' --pos 0 --x 1,0,0,1 --role 2", "pecheck: rotate: role is 2; give 0 (query) or 1 (key)\n"},
@@ -387,7 +387,7 @@ TEST(cli_list, shows_every_scheme_with_its_parameters) {
   EXPECT_EQ(r.exit_code, 0);
   for (const char* needle : {"sinusoidal  [ops: encode, attend]", "integer  [ops: encode, attend]", "normalized  [ops: encode, attend]",
                              "binary  [ops: encode, attend]", "learned  [ops: encode, attend]", "none  [ops: encode, attend]",
-                             "rope  [ops: inv_freq, rotate, rotate_grad, apply_tables, matrix, attend]", "rope_scaling schemes", "\nyarn\n",
+                             "rope  [ops: inv_freq, rotate, rotate_grad, rotate_qk, apply_tables, matrix, attend]", "rope_scaling schemes", "\nyarn\n",
                              "    base             real      = 10000 ", "    layout           choice    = interleaved ",
                              "    max_len          integer   (required) ", "    init_std         real      = 0.02 ",
                              "    magnitude        choice    = hf "}) {

@@ -39,6 +39,8 @@ const stream_case cases[] = {
     {"eval rotate 'xpos(dim=4)' --pos 0:5 --role 1 --x 1,0.5,-2,3", 5, true},
     {"eval rotate 'rope(dim=2)' --pos 0:3 --heads 2 --x 1,2,3,4,5,6,7,8,9,10,11,12", 3, true},
     {"eval rotate 'rope(dim=4)' --pos 0:5 --x 1,2,3,4 --precision 80", 5, false},
+    // Two outputs (q_out, then k_out), k filled out from one vector; npy needs a directory for two.
+    {"eval rotate_qk 'xpos(dim=4)' --pos 0:5 --heads 2 --q 1,0.5,-2,3 --k 2,1,0,-1", 5, false},
 };
 
 TEST(eval_stream, chunks_print_what_one_chunk_prints) {

@@ -79,7 +79,7 @@ set(plugin_faults
   # below), so its answers, all correct, pass.
   "writes_inherited_files|29|0|30|^gate: PASS|1000"
   # Accepting the declined cases of every op that turns does not make position 0 a check of the spec.
-  "unsupported_unless_position_0_accepted|27|1|60|^gate: INCOMPLETE at positions up to 2\\^40, partial accepted: rotate, rotate_grad, apply_tables \\(0 checks INCOMPLETE, 1 spec unchecked|1000|--allow-partial rotate,rotate_grad,apply_tables"
+  "unsupported_unless_position_0_accepted|27|1|60|^gate: INCOMPLETE at positions up to 2\\^40, partial accepted: rotate, rotate_grad, rotate_qk, apply_tables \\(0 checks INCOMPLETE, 1 spec unchecked|1000|--allow-partial rotate,rotate_grad,rotate_qk,apply_tables"
   "inv_freq_only_verdict|28|1|30|^gate: INCOMPLETE |1000"
   # Attacks on the gate's processes from inside the sandbox (--sandbox require; skipped, exit 77,
   # where the system does not allow the namespaces): each is without effect, so the run passes,

@@ -376,13 +376,16 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
       if (((const float *)sin->data)[e] != 0) return PE_UNSUPPORTED;
   }
   if (FAULT == UNSUPPORTED_ON_EDGE_VALUES) {
-    const pe_tensor *x = pe_find_input(inputs, n_inputs, "x");
-    if (!x) x = pe_find_input(inputs, n_inputs, "dy"); /* rotate_grad */
-    int64_t n = 1;
-    for (int32_t d = 0; x && d < x->rank; ++d) n *= x->shape[d];
-    for (int64_t e = 0; x && e < n; ++e) {
-      const float v = ((const float *)x->data)[e];
-      if (fpclassify(v) == FP_SUBNORMAL || fabsf(v) > 0x1p100f) return PE_UNSUPPORTED;
+    /* The rows of every op that turns: x (rotate, apply_tables), dy (rotate_grad), q and k (rotate_qk). */
+    static const char *const rows[] = {"x", "dy", "q", "k"};
+    for (int r = 0; r < 4; ++r) {
+      const pe_tensor *x = pe_find_input(inputs, n_inputs, rows[r]);
+      int64_t n = 1;
+      for (int32_t d = 0; x && d < x->rank; ++d) n *= x->shape[d];
+      for (int64_t e = 0; x && e < n; ++e) {
+        const float v = ((const float *)x->data)[e];
+        if (fpclassify(v) == FP_SUBNORMAL || fabsf(v) > 0x1p100f) return PE_UNSUPPORTED;
+      }
     }
   }
   if (FAULT == INV_FREQ_ONLY) return inv_freq_only(op, spec, outputs, n_outputs);

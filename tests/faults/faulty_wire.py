@@ -292,16 +292,20 @@ def serve_with_fault():
     held = b"\x01" * GIB_1_5 if mode == "holds_1_5_gib_from_start" else b""
     faulty = FaultyStdout(stdout)
 
+    # The rows each op that turns takes: the forward turn, its backward pass, and q and k turned in one call.
+    turned_rows = {"rotate": ("x",), "rotate_grad": ("dy",), "rotate_qk": ("q", "k")}
+
     def fn(op, spec, inputs):
-        turns = op in ("rotate", "rotate_grad")  # the forward turn and its backward pass
+        turns = op in turned_rows
         if mode == "unsupported_unless_position_0" and turns and inputs["pos"].any():
             raise pecheck_serve.Unsupported("a position past 0")
         if mode == "unsupported_unless_position_0" and op == "apply_tables" and inputs["sin"].any():
             raise pecheck_serve.Unsupported("tables of a position past 0")
         if mode == "unsupported_on_edge_values" and turns:
-            x = abs(inputs["x" if op == "rotate" else "dy"])
-            if ((x > 0) & (x < numpy.finfo(x.dtype).tiny)).any() or (x > 2.0 ** 100).any():
-                raise pecheck_serve.Unsupported("a value at the dtype's edges")
+            for name in turned_rows[op]:
+                x = abs(inputs[name])
+                if ((x > 0) & (x < numpy.finfo(x.dtype).tiny)).any() or (x > 2.0 ** 100).any():
+                    raise pecheck_serve.Unsupported("a value at the dtype's edges")
         if mode == "inv_freq_only" and op != "inv_freq":
             raise pecheck_serve.Unsupported(op)
         if mode in ATTACKS and op == "rotate":
@@ -317,7 +321,7 @@ def serve_with_fault():
         return numpy_rope.rope(op, spec, inputs)
 
     sys.stdout = type("stdout", (), {"buffer": faulty})()
-    pecheck_serve.serve(fn, name=f"faulty wire {mode}", ops=["rotate", "rotate_grad", "apply_tables", "inv_freq", "attend"])
+    pecheck_serve.serve(fn, name=f"faulty wire {mode}", ops=list(numpy_rope.OPS))
 
 
 if mode in SERVED_MODES:

@@ -1,7 +1,7 @@
 /* Deliberately wrong implementations for the gate's own test: one source, one bug per build
  * (-DMUTANT=n), each modelled on a real bug class; MUTANT=0 is the correct build, which must pass.
  * Ops: rope rotate, rotate_grad, apply_tables and inv_freq (f32), alibi bias, t5 bucket and bias, sinusoidal encode, kerple bias,
- * llama4_temperature scale, xpos rotate. */
+ * llama4_temperature scale, xpos rotate, mrope rotate (contiguous sections), and rotate_qk of every scheme it rotates. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,9 +64,16 @@ enum {
   GRAD_ZEROS = 43,              /* no backward at all: dx = 0 (candle's fused rope returned no gradient) */
   TABLES_SIN_BOTH_HALVES = 45,  /* apply_tables reading sin where it should read cos for the first half: y_a = x_a s - x_b s */
   TABLES_BY_HEAD = 46,          /* apply_tables indexing the tables by head instead of token (row h of cos for every token) */
-  GRAD_SIN_NEOX_TABLE = 44      /* the backward under gptj pairs reads sin from a table in neox order, cat(s, s), so dims 2i and
+  GRAD_SIN_NEOX_TABLE = 44,     /* the backward under gptj pairs reads sin from a table in neox order, cat(s, s), so dims 2i and
                                  * 2i+1 take the sines of pairs 2i and 2i+1 mod r/2 (Paddle's fused RoPE backward for
                                  * non-NeoX pairs, whose test passed because its two sin halves were equal) */
+  QK_CROSS_WIRED = 47,          /* rotate_qk's q_out second of each pair computed from k's values (k head h % Hk): out_q1 = k_0 s +
+                                 * k_1 c (ColossalAI's fused_rotary_emb Triton kernel, issue #6428) */
+  QK_K_WITH_Q_HEADS = 48,       /* rotate_qk reading k with q's head count: k's row (t, h) at (t Hq + h) D, 0 past k's buffer
+                                 * (ColossalAI's k_head_num = q.shape[1], PR #6444) */
+  QK_GQA_OFF_BY_ONE = 49,       /* rotate_qk's GQA head mapping off by one: k_out[t][h] is k[t][(h + 1) % Hk] turned */
+  MROPE_NEOX_HARDCODED = 50     /* M-RoPE turning NeoX pairs (j, j + D/2) whatever the layout: GPT-J-style models (GLM-4.1V,
+                                 * GLM-OCR) get the wrong pairs (vLLM's _triton_mrope_forward, issue #49290, PR #49323) */
 };
 
 int32_t pe_impl_abi_version(void) { return PE_IMPL_ABI_VERSION; }
@@ -391,6 +398,106 @@ static int32_t xpos_rotate(const char *spec, const pe_tensor *in, int32_t n_in, 
   return PE_OK;
 }
 
+/* M-RoPE rotate in binary32 as HF's Qwen2-VL computes it: pair j turns at the angle float(p) *
+ * (1 / base^(2j/D)), p the t, h or w position of its section (sections = [s_t, s_h, s_w] pairs, in
+ * that order); neox pairs (j, j + D/2), or gptj pairs (2j, 2j + 1) where the spec says layout=gptj.
+ * Qwen3-VL's interleaved sections are unsupported. */
+static int32_t mrope_rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out) {
+  const char *interleaved = pe_spec_field(spec, "interleaved"), *layout = pe_spec_field(spec, "layout");
+  if (interleaved && strncmp(interleaved, "true", 4) == 0) return PE_UNSUPPORTED;
+  const pe_tensor *x = pe_find_input(in, n_in, "x"), *pos = pe_find_input(in, n_in, "pos");
+  const long dim = strtol(pe_spec_field(spec, "dim"), NULL, 10), half = dim / 2;
+  float sections[3];
+  if (!x || !pos || pos->rank != 2 || pos->shape[1] != 3 || pe_spec_list(spec, "sections", sections, 3) != 3) return PE_ERROR;
+  int neox = !layout || strncmp(layout, "neox", 4) == 0; /* neox unless the spec says otherwise */
+  if (MUTANT == MROPE_NEOX_HARDCODED) neox = 1;         /* the layout flag never read */
+  const float base = strtof(pe_spec_field(spec, "base"), NULL);
+  const int64_t tokens = x->shape[0], heads = x->shape[1], *p = (const int64_t *)pos->data;
+  const float *xs = (const float *)x->data;
+  float *ys = (float *)out->data;
+  for (int64_t t = 0; t < tokens; ++t)
+    for (long j = 0; j < half; ++j) {
+      const int axis = j < sections[0] ? 0 : j < sections[0] + sections[1] ? 1 : 2;
+      const float angle = (float)p[t * 3 + axis] * (1.0f / powf(base, (float)(2 * j) / (float)dim)), c = cosf(angle), s = sinf(angle);
+      const long a = neox ? j : 2 * j, b = neox ? j + half : 2 * j + 1;
+      for (int64_t h = 0; h < heads; ++h) {
+        const float *xv = xs + (t * heads + h) * dim;
+        float *yv = ys + (t * heads + h) * dim;
+        yv[a] = xv[a] * c - xv[b] * s;
+        yv[b] = xv[b] * c + xv[a] * s;
+      }
+    }
+  return PE_OK;
+}
+
+/* A scheme's forward turn: the rows x [T, H, D] of `in` turned at its positions into out (xPos: as the
+ * role input says). */
+typedef int32_t (*turn_fn)(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out);
+
+/* rope's rotate as a turn_fn: the forward turn, with this build's rope bugs. */
+static int32_t rope_rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out) { return rotate(spec, in, n_in, out, 0); }
+
+/* The forward turn of the spec's scheme, or NULL where this plugin turns none. */
+static turn_fn turn_of(const char *spec) {
+  if (strncmp(spec, "rope(", 5) == 0) return rope_rotate;
+  if (strncmp(spec, "xpos(", 5) == 0) return xpos_rotate;
+  if (strncmp(spec, "mrope(", 6) == 0) return mrope_rotate;
+  return NULL;
+}
+
+/* Whether dim d is the second of its rotation pair: neox pairs (i, i + r/2), gptj pairs (2i, 2i + 1),
+ * r the spec's rotary_dim (else its dim), neox where the spec names no layout (mrope). */
+static int second_of_pair(const char *spec, long d) {
+  const char *layout = pe_spec_field(spec, "layout"), *rotary_dim = pe_spec_field(spec, "rotary_dim");
+  const long rotary = strtol(rotary_dim ? rotary_dim : pe_spec_field(spec, "dim"), NULL, 10);
+  const int neox = !layout || strncmp(layout, "neox", 4) == 0;
+  return d < rotary && (neox ? d >= rotary / 2 : d % 2 == 1);
+}
+
+/* rotate_qk: q -> q_out and k -> k_out, each turned as the scheme's rotate turns x (xPos: q as
+ * queries, role 0; k as keys, role 1), with this build's bugs in reading k. */
+static int32_t rotate_qk(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out, int32_t n_out, turn_fn turn) {
+  const pe_tensor *q = pe_find_input(in, n_in, "q"), *k = pe_find_input(in, n_in, "k"), *pos = pe_find_input(in, n_in, "pos");
+  if (!q || !k || !pos || n_out != 2 || q->rank != 3 || k->rank != 3 || k->shape[1] < 1) return PE_ERROR;
+  if (q->dtype != PE_F32 || k->dtype != PE_F32) return PE_UNSUPPORTED;
+  const int64_t tokens = q->shape[0], hq = q->shape[1], hk = k->shape[1], dim = q->shape[2];
+  int64_t role = 0;
+  const int64_t scalar[1] = {0};
+  pe_tensor call[3] = {{"x", PE_F32, 3, q->shape, q->data}, *pos, {"role", PE_I64, 0, scalar, &role}};
+  int32_t status = turn(spec, call, 3, &out[0]);
+  if (status != PE_OK) return status;
+  /* k's rows as this build reads them, [T, Hk, D]; room for [T, Hq, D] for the cross-wired one. */
+  const float *ks = (const float *)k->data;
+  float *rows = calloc((size_t)(tokens * hq * dim + 1), sizeof(float));
+  for (int64_t t = 0; t < tokens; ++t)
+    for (int64_t h = 0; h < hk; ++h) {
+      int64_t from = t * hk + h;
+      if (MUTANT == QK_K_WITH_Q_HEADS) from = t * hq + h;
+      if (MUTANT == QK_GQA_OFF_BY_ONE) from = t * hk + (h + 1) % hk;
+      for (int64_t d = 0; d < dim; ++d) rows[(t * hk + h) * dim + d] = from < tokens * hk ? ks[from * dim + d] : 0; /* never past k */
+    }
+  const int64_t keys_shape[3] = {tokens, hk, dim};
+  role = 1;
+  call[0] = (pe_tensor){"x", PE_F32, 3, keys_shape, rows};
+  status = turn(spec, call, 3, &out[1]);
+  if (status == PE_OK && MUTANT == QK_CROSS_WIRED) {
+    /* k's head h % Hk under every q head, turned as q is; its second of each pair replaces q_out's. */
+    float *from_k = malloc(sizeof(float) * (size_t)(tokens * hq * dim + 1)), *q_out = (float *)out[0].data;
+    for (int64_t t = 0; t < tokens; ++t)
+      for (int64_t h = 0; h < hq; ++h) memcpy(rows + (t * hq + h) * dim, ks + (t * hk + h % hk) * dim, sizeof(float) * (size_t)dim);
+    role = 0;
+    call[0] = (pe_tensor){"x", PE_F32, 3, q->shape, rows};
+    pe_tensor turned = out[0];
+    turned.data = from_k;
+    status = turn(spec, call, 3, &turned);
+    for (int64_t e = 0; status == PE_OK && e < tokens * hq * dim; ++e)
+      if (second_of_pair(spec, (long)(e % dim))) q_out[e] = from_k[e];
+    free(from_k);
+  }
+  free(rows);
+  return status;
+}
+
 /* T5's bucket of key - query (the mutant T5_NO_CLAMP drops the last-bucket clamp). */
 static int64_t t5_bucket_of(int64_t r, long buckets, long max_distance, int bidirectional) {
   long per = buckets, offset = 0;
@@ -452,7 +559,9 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
                     int32_t n_outputs, char *message, size_t message_size) {
   (void)message, (void)message_size;
   if (MUTANT == UNSUPPORTED_EVERYTHING) return PE_UNSUPPORTED;
-  if (strcmp(op, "rotate") == 0 && strncmp(spec, "rope(", 5) == 0) return rotate(spec, inputs, n_inputs, outputs, 0);
+  const turn_fn turn = turn_of(spec);
+  if (strcmp(op, "rotate") == 0 && turn) return turn(spec, inputs, n_inputs, outputs);
+  if (strcmp(op, "rotate_qk") == 0 && turn) return rotate_qk(spec, inputs, n_inputs, outputs, n_outputs, turn);
   if (strcmp(op, "rotate_grad") == 0 && strncmp(spec, "rope(", 5) == 0) return rotate(spec, inputs, n_inputs, outputs, 1);
   if (strcmp(op, "apply_tables") == 0 && strncmp(spec, "rope(", 5) == 0) return tables(spec, inputs, n_inputs, outputs);
   if (strcmp(op, "bias") == 0 && strncmp(spec, "alibi(", 6) == 0) return alibi(spec, inputs, n_inputs, outputs);
@@ -462,6 +571,5 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
   if (strcmp(op, "encode") == 0 && strncmp(spec, "sinusoidal(", 11) == 0) return sinusoidal(spec, inputs, n_inputs, outputs);
   if (strcmp(op, "bias") == 0 && strncmp(spec, "kerple(", 7) == 0) return kerple(spec, inputs, n_inputs, outputs);
   if (strcmp(op, "scale") == 0 && strncmp(spec, "llama4_temperature(", 19) == 0) return llama4_scale(spec, inputs, n_inputs, outputs);
-  if (strcmp(op, "rotate") == 0 && strncmp(spec, "xpos(", 5) == 0) return xpos_rotate(spec, inputs, n_inputs, outputs);
   return PE_UNSUPPORTED;
 }

@@ -45,8 +45,9 @@ std::map<std::string_view, std::int64_t> sizes(const pe::spec& s) {
   }
   // pairs: the rotated pairs of a rotary spec (apply_tables' tables have a column each).
   const std::int64_t pairs = pe::is_rotary(s) ? static_cast<std::int64_t>(pe::rotation_plan_of(s, std::nullopt).pairs.size()) : 1;
+  // rotate_qk: grouped-query attention, three query heads over one key head.
   return {{"T", 2},        {"S", 3},     {"N", 3},           {"1", 1},          {"H", h},          {"D", d},
-          {"Dv", dv},      {"d_model", d_model}, {"H D", h * d}, {"H Dv", h * dv}, {"pairs", pairs}};
+          {"Dv", dv},      {"d_model", d_model}, {"H D", h * d}, {"H Dv", h * dv}, {"pairs", pairs}, {"Hq", 3}, {"Hk", 1}};
 }
 
 template <class... F>
@@ -89,7 +90,7 @@ void expect_same(const pe::op_inputs& a, const pe::op_inputs& b, const std::stri
   EXPECT_EQ(a.x.shape, b.x.shape) << what;
   EXPECT_EQ(a.x.data, b.x.data) << what;
   EXPECT_EQ(a.role, b.role) << what;
-  for (const auto& [x, y] : {std::pair{&a.cos, &b.cos}, {&a.sin, &b.sin}}) {
+  for (const auto& [x, y] : {std::pair{&a.k, &b.k}, {&a.cos, &b.cos}, {&a.sin, &b.sin}}) {
     EXPECT_EQ(x->shape, y->shape) << what;
     EXPECT_EQ(x->data, y->data) << what;
   }

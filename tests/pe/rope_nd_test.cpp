@@ -58,6 +58,17 @@ TEST(mrope, qwen2_vl_sections_are_contiguous) {
   EXPECT_EQ(moved_dims("mrope(dim=16, sections=[2, 3, 3])", 16, {0, 0, 5}), (std::set<std::int64_t>{5, 6, 7, 13, 14, 15}));
 }
 
+TEST(mrope, gptj_layout_pairs_neighbours_with_each_pairs_own_section) {
+  // GLM-4.1V: pair j is dims (2j, 2j + 1), reading the same section as in neox pairs.
+  EXPECT_EQ(moved_dims("mrope(dim=16, sections=[2, 3, 3], layout=gptj)", 16, {5, 0, 0}), (std::set<std::int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(moved_dims("mrope(dim=16, sections=[2, 3, 3], layout=gptj)", 16, {0, 5, 0}), (std::set<std::int64_t>{4, 5, 6, 7, 8, 9}));
+  EXPECT_EQ(moved_dims("mrope(dim=16, sections=[2, 3, 3], layout=gptj)", 16, {0, 0, 5}), (std::set<std::int64_t>{10, 11, 12, 13, 14, 15}));
+  // Equal positions: rope in gptj pairs.
+  const auto x = vectors(3, 16, 1);
+  EXPECT_EQ(rotate("mrope(dim=16, sections=[2, 3, 3], layout=gptj)", x, {0, 0, 0, 7, 7, 7, 1 << 30, 1 << 30, 1 << 30}).data,
+            rotate("rope(dim=16, layout=gptj)", x, {0, 7, 1 << 30}).data);
+}
+
 TEST(mrope, qwen3_vl_interleaves_h_and_w) {
   // Qwen3-VL's default sections [24, 20, 20] at head dim 128: pair j reads h when j % 3 == 1
   // and j < 60, w when j % 3 == 2 and j < 60, t otherwise (so pairs 60..63 read t).

@@ -3,8 +3,9 @@
  * standard tolerance (proofs/gate_tolerance.md): a false alarm on correct code is a gate bug.
  *
  * Ops: rotate, rotate_grad (the backward pass: each algorithm's turn with the sine negated, R_p^T
- * dy), apply_tables (the rotation by the cos and sin tables it is handed, in the member's arithmetic)
- * and inv_freq of rope(...) with neox or gptj pairs, partial rotary_dim, and the
+ * dy), rotate_qk (q and k in one call, each turned as rotate turns x), apply_tables (the rotation
+ * by the cos and sin tables it is handed, in the member's arithmetic) and inv_freq of rope(...)
+ * with neox or gptj pairs, partial rotary_dim, and the
  * scalings linear, yarn (magnitude hf or ggml), llama3, longrope and dynamic. I/O in f32, bf16 or
  * fp16; the arithmetic is binary32 except where the algorithm says otherwise. */
 #include <complex.h>
@@ -302,12 +303,13 @@ static int32_t tables(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
   return PE_OK;
 }
 
-/* rotate (backward 0: y = R_p x) or rotate_grad (backward 1: dx = R_p^T dy). */
-static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out, int32_t n_out, char *message, size_t size,
-                      int backward) {
-  const pe_tensor *x = pe_find_input(in, n_in, backward ? "dy" : "x"), *pos = pe_find_input(in, n_in, "pos");
-  if (!x || !pos || n_out != 1 || x->rank != 3 || pos->rank != 1 || pos->dtype != PE_I64) {
-    snprintf(message, size, "%s needs %s [T, H, D] and pos [T] in i64", backward ? "rotate_grad" : "rotate", backward ? "dy" : "x");
+/* The input `name` [T, H, D] of op turned at the positions pos [T] into out: y = R_p x (backward 0) or
+ * dx = R_p^T dy (backward 1). */
+static int32_t turn_rows(const char *op, const char *name, const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out,
+                         char *message, size_t size, int backward) {
+  const pe_tensor *x = pe_find_input(in, n_in, name), *pos = pe_find_input(in, n_in, "pos");
+  if (!x || !pos || x->rank != 3 || pos->rank != 1 || pos->dtype != PE_I64) {
+    snprintf(message, size, "%s needs %s [T, H, D] and pos [T] in i64", op, name);
     return PE_ERROR;
   }
   if (x->dtype != PE_F32 && x->dtype != PE_BF16 && x->dtype != PE_F16) return PE_UNSUPPORTED; /* binary32 arithmetic */
@@ -345,6 +347,26 @@ static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
   return PE_OK;
 }
 
+/* rotate (backward 0: y = R_p x) or rotate_grad (backward 1: dx = R_p^T dy). */
+static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out, int32_t n_out, char *message, size_t size,
+                      int backward) {
+  const char *op = backward ? "rotate_grad" : "rotate";
+  if (n_out == 1) return turn_rows(op, backward ? "dy" : "x", spec, in, n_in, out, message, size, backward);
+  snprintf(message, size, "%s has one output", op);
+  return PE_ERROR;
+}
+
+/* rotate_qk: q -> q_out and k -> k_out, each turned as rotate turns x. Each head is turned by its
+ * token's angles alone, so k's fewer heads (grouped-query attention) need nothing else. */
+static int32_t rotate_qk(const char *spec, const pe_tensor *in, int32_t n_in, pe_tensor *out, int32_t n_out, char *message, size_t size) {
+  if (n_out != 2 || strcmp(out[0].name, "q_out") != 0 || strcmp(out[1].name, "k_out") != 0) {
+    snprintf(message, size, "rotate_qk has the outputs q_out and k_out");
+    return PE_ERROR;
+  }
+  const int32_t status = turn_rows("rotate_qk", "q", spec, in, n_in, &out[0], message, size, 0);
+  return status != PE_OK ? status : turn_rows("rotate_qk", "k", spec, in, n_in, &out[1], message, size, 0);
+}
+
 static int32_t inv_freq(const char *spec, pe_tensor *out, int32_t n_out) {
   static struct rope r;
   if (!read_rope(spec, 0, &r)) return PE_UNSUPPORTED;
@@ -368,6 +390,7 @@ static int32_t run(const char *op, const char *spec, const pe_tensor *inputs, in
   if (strncmp(spec, "rope(", 5) != 0) return PE_UNSUPPORTED;
   if (strcmp(op, "rotate") == 0) return rotate(spec, inputs, n_inputs, outputs, n_outputs, message, message_size, 0);
   if (strcmp(op, "rotate_grad") == 0) return rotate(spec, inputs, n_inputs, outputs, n_outputs, message, message_size, 1);
+  if (strcmp(op, "rotate_qk") == 0) return rotate_qk(spec, inputs, n_inputs, outputs, n_outputs, message, message_size);
   if (strcmp(op, "apply_tables") == 0) return tables(spec, inputs, n_inputs, outputs, n_outputs, message, message_size);
   if (strcmp(op, "inv_freq") == 0) return inv_freq(spec, outputs, n_outputs);
   return PE_UNSUPPORTED;

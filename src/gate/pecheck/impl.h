@@ -1,11 +1,14 @@
 /* pecheck/impl.h: the C ABI (version 1) an implementation under test exports for `pecheck gate --impl lib.so`.
  *
- * The gate calls pe_impl_run once per case with one op ("rotate", "rotate_grad", "apply_tables",
+ * The gate calls pe_impl_run once per case with one op ("rotate", "rotate_grad", "rotate_qk", "apply_tables",
  * "encode", "bias", "bucket", "scale", "inv_freq", "attend"), the spec as canonical pecheck text (e.g. "rope(dim=128, base=10000, ...)"),
  * the named input tensors and the output tensors to fill (allocated by the gate, already
  * shaped). Names, shapes and meanings are those of `pecheck eval` (golden/README.md lists
  * them): rotate: x [T, H, D] and pos [T] (or [T, A]) -> y [T, H, D]; rotate_grad (rotate's
  * backward pass): dy [T, H, D] and pos -> dx [T, H, D] = (A S R_p)^T dy (S: xPos's scale by role);
+ * rotate_qk: q [T, Hq, D], k [T, Hk, D] (Hq a multiple of Hk: grouped-query attention) and pos ->
+ * q_out [T, Hq, D], k_out [T, Hk, D] (outputs in that order), each what rotate gives its input
+ * (xPos: q scaled as queries, k as keys; no role input);
  * apply_tables: x [T, H, D], cos and sin [T, pairs] (pairs: rotary_dim/2 for rope, D/2 for rope_nd
  * and mrope; a row per token, a column per pair, in the I/O dtype) -> y
  * [T, H, D], the pairs turned by the given tables; encode: pos -> pe;

@@ -169,7 +169,7 @@ scheme_info rope_info() {
        freqs,
        real_param("truncate_low", "fraction of the lowest frequencies set to 0 (p-RoPE): floor(f * r/2) pairs", 0.0),
        scaling},
-      {"inv_freq", "rotate", "rotate_grad", "apply_tables", "matrix", "attend"},
+      {"inv_freq", "rotate", "rotate_grad", "rotate_qk", "apply_tables", "matrix", "attend"},
       validate_rope};
   rope.complete = [](std::vector<std::pair<std::string, value>>& values) {
     // rotary_dim defaults to dim, filled in so the canonical text names it.

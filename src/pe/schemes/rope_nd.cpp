@@ -35,7 +35,7 @@ std::vector<scheme_info> infos() {
                  {axes, base,
                   choice_param("layout", "pairing within each axis block: gptj (2i, 2i+1), Flux; neox (i, i + d_a/2)",
                                "gptj", {"gptj", "neox"})},
-                 {"inv_freq", "rotate", "rotate_grad", "apply_tables", "matrix", "attend"},
+                 {"inv_freq", "rotate", "rotate_grad", "rotate_qk", "apply_tables", "matrix", "attend"},
                  [](const spec& s) {
                    const auto& a = s.reals("axes");
                    if (a.empty()) throw spec_error("rope_nd: axes is empty; give at least one axis, e.g. [16, 56, 56]");
@@ -49,10 +49,11 @@ std::vector<scheme_info> infos() {
                          "false: contiguous sections (Qwen2-VL); true: h and w interleaved every third pair (Qwen3-VL)"};
   interleaved.default_value = false;
   out.push_back({"mrope", "encoding",
-                 "multimodal RoPE: plain frequencies in neox pairs, each pair reading the t, h or w position; "
+                 "multimodal RoPE: plain frequencies, each pair reading the t, h or w position; "
                  "positions are [T, 3]; equal t/h/w positions give plain rope",
-                 {integer_param("dim", "head dimension D (even)", std::nullopt, 2, max_dim), sections, base, interleaved},
-                 {"inv_freq", "rotate", "rotate_grad", "apply_tables", "matrix", "attend"},
+                 {integer_param("dim", "head dimension D (even)", std::nullopt, 2, max_dim), sections, base, interleaved,
+                  choice_param("layout", "pairing: neox (j, j + D/2), Qwen2-VL and Qwen3-VL; gptj (2j, 2j+1), GLM-4.1V", "neox", {"neox", "gptj"})},
+                 {"inv_freq", "rotate", "rotate_grad", "rotate_qk", "apply_tables", "matrix", "attend"},
                  [](const spec& s) {
                    const std::int64_t dim = s.integer("dim");
                    if (dim % 2) throw spec_error(fmt::format("mrope: dim={} is odd; rotation pairs need an even dim", dim));

@@ -71,7 +71,7 @@ inline rotation_plan<rope_frequencies> mrope_plan(const spec& s) {
   freq.base = s.real("base");
   freq.exact_base = s.expression("base");  // an expression's exact value at MPFR precision (pe/exact_number.hpp)
   rotation_plan<rope_frequencies> plan{dim, 3, {}, freq, {}};
-  add_block(plan, true, 0, dim);
+  add_block(plan, s.choice("layout") == "neox", 0, dim);  // pair j's dims; its frequency and section are j's either way
   const bool interleaved = s.boolean("interleaved");
   for (std::int64_t j = 0; j < half; ++j) {
     int axis = 0;
