@@ -22,6 +22,12 @@ class backend {
   virtual ~backend() = default;
   virtual std::string name() const = 0;
   virtual std::vector<named_tensor<T>> run(std::string_view op, const spec& s, const op_inputs& in) const = 0;
+  // The scheme's named unscaled score terms (DeBERTa: c2c, c2p, p2c) [H, T, S] for attend's inputs:
+  // no op of an implementation, so only the reference has them.
+  virtual std::vector<named_tensor<T>> score_terms(const spec& s, const op_inputs& in) const {
+    (void)s, (void)in;
+    throw input_error(fmt::format("{}: score terms are the reference's own, no op an implementation is handed", this->name()));
+  }
 
   // The output called `name` of `op`.
   tensor<T> output(std::string_view op, const spec& s, const op_inputs& in, std::string_view name) const {
@@ -79,14 +85,11 @@ class reference_backend : public backend<T> {
  public:
   std::string name() const override { return "reference"; }
   std::vector<named_tensor<T>> run(std::string_view op, const spec& s, const op_inputs& in) const override {
-    if (op == "score_terms") return score_terms(s, in);
     return run_op<T>(op, s, in);
   }
 
- private:
-  // Reference-only op: the scheme's named unscaled score terms (DeBERTa: c2c, c2p, p2c) [H, T, S],
-  // each rounded once to T.
-  static std::vector<named_tensor<T>> score_terms(const spec& s, const op_inputs& in) {
+  // Each term rounded once to T.
+  std::vector<named_tensor<T>> score_terms(const spec& s, const op_inputs& in) const override {
     std::vector<named_tensor<T>> out;
     for (const auto& term : pe::score_terms(s, in.attend)) {
       tensor<T> v(term.value.shape);

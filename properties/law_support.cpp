@@ -17,6 +17,12 @@ op_inputs rotate_inputs(std::vector<double> x, std::int64_t tokens, std::int64_t
   return in;
 }
 
+std::int64_t rotation_position_limit(std::int64_t backend_max, const spec& s) {
+  const std::int64_t top = std::min(backend_max, std::int64_t{1} << 40);
+  const auto plan = rotation_plan_of(s, std::nullopt);
+  return plan.magnitude ? std::min(top, plan.magnitude->positions_within(450)) : top;
+}
+
 std::vector<std::pair<std::int64_t, std::int64_t>> rotation_groups(const spec& s) {
   std::vector<std::pair<std::int64_t, std::int64_t>> out;
   const auto plan = rotation_plan_of(s, std::nullopt);

@@ -35,6 +35,10 @@ op_inputs rotate_inputs(std::vector<double> x, std::int64_t tokens, std::int64_t
 // large positions on an implementation) cannot hide an error in a slow pair. The pairs come from
 // the scheme's own rotation plan, so the laws and the rotation cannot drift apart.
 std::vector<std::pair<std::int64_t, std::int64_t>> rotation_groups(const spec& s);
+// The largest position a law of the rotation draws: the backend's largest (backend_max), at most
+// 2^40, and for a scale by role (xPos) no further than where every scale stays within 2^(+-450),
+// so that outputs and products stay normal in binary64 (proofs/rope.grad_adjoint.md).
+std::int64_t rotation_position_limit(std::int64_t backend_max, const spec& s);
 op_inputs position_inputs(std::vector<std::int64_t> pos, std::int64_t axes = 1);
 op_inputs attend_op_inputs(attend_inputs in);
 

@@ -74,8 +74,8 @@ struct attend_translation_invariance {
   }
 };
 
-// DeBERTa: attend = softmax((c2c + c2p + p2c) / sqrt(3 d)) v with the three terms of op
-// score_terms, and the position terms c2p, p2c unchanged when every position shifts.
+// DeBERTa: attend = softmax((c2c + c2p + p2c) / sqrt(3 d)) v with the reference's three score
+// terms (backend::score_terms), and the position terms c2p, p2c unchanged when every position shifts.
 template <class T>
 struct score_decomposition {
   static measure run(const backend<T>& b, const spec& s) {
@@ -84,13 +84,13 @@ struct score_decomposition {
     auto in = draw_attend(s, tokens, false);
     in.qpos = draw_positions(tokens, 1 << 12);
     in.kpos = draw_positions(tokens, 1 << 12);
-    const auto terms = b.run("score_terms", s, attend_op_inputs(in));
+    const auto terms = b.score_terms(s, attend_op_inputs(in));
     const auto out = b.output("attend", s, attend_op_inputs(in), "out");
     auto moved = in;
     const auto t = *gen_position(std::int64_t{1} << 30);
     moved.qpos = shifted(in.qpos, t);
     moved.kpos = shifted(in.kpos, t);
-    const auto terms_moved = b.run("score_terms", s, attend_op_inputs(moved));
+    const auto terms_moved = b.score_terms(s, attend_op_inputs(moved));
     // Each check against its own allowance: the shifted position terms entry by entry (two
     // roundings of one exact value), and each output against its own first-order bound.
     double excess = std::max(excess_over_two_roundings<T>(terms[1].value, terms_moved[1].value),

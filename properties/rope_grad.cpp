@@ -17,21 +17,15 @@ struct grad_case {
   std::int64_t role = -1;
 };
 
-// Positions up to the backend's largest, and for a scale by role (xPos) up to where every scale
-// stays within 2^(+-450), so that outputs and products stay normal in binary64
-// (proofs/rope.grad_adjoint.md).
+// Positions up to rotation_position_limit; a role for a scale by role (xPos).
 template <class T>
 grad_case draw_grad_case(const backend<T>& b, const spec& s) {
   grad_case c;
   c.tokens = *rc::gen::inRange<std::int64_t>(1, 4);
   c.heads = *rc::gen::inRange<std::int64_t>(1, 3);
   c.dim = *head_dim(s);
-  const auto plan = rotation_plan_of(s, std::nullopt);
-  std::int64_t top = std::min(b.max_position(), std::int64_t{1} << 40);
-  if (plan.magnitude) {
-    top = std::min(top, plan.magnitude->positions_within(450));
-    c.role = *rc::gen::inRange<std::int64_t>(0, 2);
-  }
+  const std::int64_t top = rotation_position_limit(b.max_position(), s);
+  if (rotation_plan_of(s, std::nullopt).magnitude) c.role = *rc::gen::inRange<std::int64_t>(0, 2);
   c.x = b.stored(*gen_vector(c.tokens * c.heads * c.dim));
   c.g = b.stored(*gen_vector(c.tokens * c.heads * c.dim));
   for (std::int64_t e = 0; e < c.tokens * position_axes(s); ++e) c.pos.push_back(*gen_position(top));

@@ -20,10 +20,7 @@ struct qk_matches_rotate {
     const auto tokens = *rc::gen::inRange<std::int64_t>(1, 4), key_heads = *rc::gen::inRange<std::int64_t>(1, 3);
     const auto query_heads = key_heads * *rc::gen::inRange<std::int64_t>(2, 4);
     const std::int64_t dim = *head_dim(s), axes = position_axes(s);
-    const auto plan = rotation_plan_of(s, std::nullopt);
-    std::int64_t top = std::min(b.max_position(), std::int64_t{1} << 40);
-    // xPos: scales within 2^(+-450), so that outputs stay normal in binary64 (as rope.grad_adjoint).
-    if (plan.magnitude) top = std::min(top, plan.magnitude->positions_within(450));
+    const std::int64_t top = rotation_position_limit(b.max_position(), s);
     const auto q = b.stored(*gen_vector(tokens * query_heads * dim));
     const auto k = b.stored(*gen_vector(tokens * key_heads * dim));
     std::vector<std::int64_t> pos;
@@ -33,8 +30,10 @@ struct qk_matches_rotate {
     const auto outs = b.outputs_with_error("rotate_qk", s, both, {"q_out", "k_out"});
     const auto &q_out = outs[0], &k_out = outs[1];
     worst_part worst(0);
-    const std::int64_t role = plan.magnitude ? 0 : -1;
-    for (const auto& [got, values, heads, as] : {std::tuple{&q_out, &q, query_heads, role}, std::tuple{&k_out, &k, key_heads, role < 0 ? role : 1}}) {
+    // xPos scales q as queries (role 0) and k as keys (role 1); other rotations take no role (-1).
+    const bool by_role = rotation_plan_of(s, std::nullopt).magnitude.has_value();
+    const std::int64_t query_role = by_role ? 0 : -1, key_role = by_role ? 1 : -1;
+    for (const auto& [got, values, heads, as] : {std::tuple{&q_out, &q, query_heads, query_role}, std::tuple{&k_out, &k, key_heads, key_role}}) {
       op_inputs one = rotate_inputs(*values, tokens, heads, dim, pos, axes);
       one.role = as;
       const auto y = b.output_with_error("rotate", s, one, "y");

@@ -2,6 +2,7 @@
 # Layout under the prefix P:
 #   P/lib/libpecheck.so*                    the reference (target pe)
 #   P/include/pecheck/pe/**.hpp             its headers: consumers write #include <pe/ops.hpp>, as pecheck's sources do
+#   P/include/pecheck/impl.h, impl_helpers.h the gate's C ABI for plugins (target pecheck::impl_abi): #include <pecheck/impl.h>
 #   P/lib/cmake/pecheck/                    pecheckConfig.cmake, its version file, pecheckTargets*.cmake, mpfr_gmp.cmake
 #   P/bin/pecheck                           the command line, finding the library through $ORIGIN
 #   P/share/pecheck/golden/                 the golden values, found by the command line from its own location
@@ -13,9 +14,16 @@ set(pecheck_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/pecheck)
 set_target_properties(pe PROPERTIES OUTPUT_NAME pecheck EXPORT_NAME pe VERSION ${PROJECT_VERSION}
                                     SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
 install(TARGETS pe EXPORT pecheckTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT library)
-# Every header of the reference: the public ones (ops.hpp, spec.hpp, mp.hpp, ...) include most of the others.
+# Every header of the reference. The public ones are ops.hpp (run_op, op_inputs, angle_tables),
+# spec.hpp (parse_spec, spec), mp.hpp (mp_real, mp_precision), tensor.hpp and float_format.hpp;
+# they include most of the others (scheme.hpp, schemes/*.hpp, error.hpp...), which are installed
+# because of that and are not an interface of their own.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/pe/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pecheck/pe COMPONENT library
         FILES_MATCHING PATTERN "*.hpp")
+# The C ABI: a plugin needs these two headers and nothing else of pecheck.
+install(TARGETS pecheck_impl_abi EXPORT pecheckTargets COMPONENT library)
+install(FILES ${PROJECT_SOURCE_DIR}/src/gate/pecheck/impl.h ${PROJECT_SOURCE_DIR}/src/gate/pecheck/impl_helpers.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pecheck COMPONENT library)
 install(EXPORT pecheckTargets NAMESPACE pecheck:: DESTINATION ${pecheck_cmake_dir} COMPONENT library)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/src/pecheckConfig.cmake.in ${PROJECT_BINARY_DIR}/pecheckConfig.cmake
                               INSTALL_DESTINATION ${pecheck_cmake_dir})

@@ -1,16 +1,21 @@
-/* A correct binary32 RoPE kernel as a pecheck gate plugin (pecheck/impl.h), written the way
- * Hugging Face computes it: inv_freq = 1 / base^(2i/r) in float, angle = float(p) * inv_freq
- * in float, cos/sin in float, y = x cos +- x sin in float; neox (rotate_half) and gptj pairs,
- * partial rotary_dim. It also serves the backward pass, rotate_grad: dx = R_p^T dy, the same turn
- * with the sine's sign flipped; rotate_qk, q and k turned as rotate turns x, in one call (k with
- * fewer heads under grouped-query attention); and apply_tables, the rotation by cos and sin tables
- * it is handed (any rope spec: the tables carry the angles). Scalings, explicit freqs and p-RoPE
- * answer PE_UNSUPPORTED for rotate, rotate_grad and rotate_qk.
+/* A correct RoPE kernel as a pecheck gate plugin (pecheck/impl.h), written the way Hugging Face
+ * computes it: inv_freq = 1 / base^(2i/r) in float, angle = float(p) * inv_freq in float, cos/sin
+ * in float, y = x cos +- x sin in float; neox (rotate_half) and gptj pairs, partial rotary_dim.
+ * I/O in f32, bf16 or f16: each element is widened to float on load, and the float result is
+ * rounded to the I/O dtype (to nearest, ties to even) on store. It also serves the backward pass,
+ * rotate_grad: dx = R_p^T dy, the same turn with the sine's sign flipped; rotate_qk, q and k turned
+ * as rotate turns x, in one call (k with fewer heads under grouped-query attention); and
+ * apply_tables, the rotation by cos and sin tables it is handed, in the I/O dtype or another one
+ * (any rope spec: the tables carry the angles). Scalings, explicit freqs and p-RoPE answer PE_UNSUPPORTED for rotate,
+ * rotate_grad and rotate_qk; so does f64 I/O.
  *
- *   cc -O2 -shared -fPIC -I<pecheck>/src/gate rope_plugin.c -o librope_plugin.so -lm
- *   pecheck gate --impl ./librope_plugin.so --spec 'rope(dim=128, layout=neox)' --dtype f32
+ *   cc -O2 -shared -fPIC -I<prefix>/include rope_plugin.c -o librope_plugin.so -lm   (an installed pecheck)
+ *   cc -O2 -shared -fPIC -I<pecheck>/src/gate rope_plugin.c -o librope_plugin.so -lm    (its source tree)
+ *   or CMakeLists.txt beside this file: find_package(pecheck) and pecheck::impl_abi
+ *   pecheck gate --impl ./librope_plugin.so --spec 'rope(dim=128, layout=neox)' --dtype bf16
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,71 +24,129 @@
 #include "pecheck/impl_helpers.h"
 
 int32_t pe_impl_abi_version(void) { return PE_IMPL_ABI_VERSION; }
-const char *pe_impl_name(void) { return "example binary32 RoPE (HF-style)"; }
+const char *pe_impl_name(void) { return "example RoPE, f32/bf16/f16 I/O (HF-style)"; }
 
+/* The I/O dtypes, as 32-bit and 16-bit words. */
+static inline uint32_t bits_of(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+}
+static inline float float_of(uint32_t u) {
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+/* bfloat16 is the upper half of binary32: widening is exact. */
+static inline float bf16_to_float(uint16_t h) { return float_of((uint32_t)h << 16); }
+
+static inline uint16_t float_to_bf16(float f) {
+  const uint32_t u = bits_of(f);
+  if (isnan(f)) return (uint16_t)((u >> 16) | 0x40); /* stays a (quiet) NaN */
+  /* Round the low 16 bits away to nearest even; a carry moves the exponent, up to Inf. */
+  return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+
+/* binary16: 1 sign, 5 exponent (bias 15), 10 mantissa bits. Widening is exact. */
+static inline float f16_to_float(uint16_t h) {
+  const uint32_t sign = (uint32_t)(h & 0x8000) << 16, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  if (exponent == 0x1f) return float_of(sign | 0x7f800000 | (mantissa << 13)); /* Inf, NaN */
+  if (exponent == 0) return float_of(sign | bits_of((float)mantissa * 0x1p-24f)); /* zero, subnormal */
+  return float_of(sign | ((exponent + 127 - 15) << 23) | (mantissa << 13));
+}
+
+static inline uint16_t float_to_f16(float f) {
+  const uint32_t u = bits_of(f), sign = (u >> 16) & 0x8000, magnitude = u & 0x7fffffff;
+  if (isnan(f)) return (uint16_t)(sign | 0x7e00);
+  if (magnitude >= 0x477ff000) return (uint16_t)(sign | 0x7c00); /* 65520 and up round to Inf */
+  if (magnitude < 0x38800000) /* below 2^-14: a subnormal (or zero) in units of 2^-24; rintf ties to even */
+    return (uint16_t)(sign | (uint32_t)rintf(float_of(magnitude) * 0x1p24f));
+  /* Normal: rebias the exponent, round 13 mantissa bits away to nearest even (a carry moves the exponent). */
+  const uint32_t rebased = magnitude - ((127 - 15) << 23);
+  return (uint16_t)(sign | ((rebased + 0xfff + ((rebased >> 13) & 1)) >> 13));
+}
+
+static int served(int32_t dtype) { return dtype == PE_F32 || dtype == PE_BF16 || dtype == PE_F16; }
+
+/* Element k of a real tensor, widened to float. */
+static inline float load(const pe_tensor *t, int64_t k) {
+  switch (t->dtype) {
+    case PE_BF16: return bf16_to_float(((const uint16_t *)t->data)[k]);
+    case PE_F16: return f16_to_float(((const uint16_t *)t->data)[k]);
+    default: return ((const float *)t->data)[k];
+  }
+}
+
+/* Element k of a real tensor set to v, rounded to the tensor's dtype. */
+static inline void store(pe_tensor *t, int64_t k, float v) {
+  switch (t->dtype) {
+    case PE_BF16: ((uint16_t *)t->data)[k] = float_to_bf16(v); break;
+    case PE_F16: ((uint16_t *)t->data)[k] = float_to_f16(v); break;
+    default: ((float *)t->data)[k] = v;
+  }
+}
 
 /* apply_tables: x [T, H, D] turned by the cos and sin tables [T, rotary_dim/2] it is handed (a row
- * per token, a column per pair), in binary32: y_a = x_a c - x_b s, y_b = x_b c + x_a s. */
+ * per token, a column per pair), in float: y_a = x_a c - x_b s, y_b = x_b c + x_a s. */
 static int32_t apply_tables(const char *spec, const pe_tensor *inputs, int32_t n_inputs, pe_tensor *outputs, int32_t n_outputs,
                             char *message, size_t message_size) {
   const pe_tensor *x = pe_find_input(inputs, n_inputs, "x"), *cos_t = pe_find_input(inputs, n_inputs, "cos"),
                   *sin_t = pe_find_input(inputs, n_inputs, "sin");
-  if (x && x->dtype != PE_F32) return PE_UNSUPPORTED;
-  if (!x || !cos_t || !sin_t || n_outputs != 1 || x->rank != 3 || cos_t->rank != 2 || sin_t->rank != 2) {
-    snprintf(message, message_size, "apply_tables needs x [T, H, D], cos and sin [T, pairs] in f32");
+  /* The tables may come in another dtype than x (pecheck gate --table-dtype f32 for bf16 I/O). */
+  if ((x && !served(x->dtype)) || (cos_t && !served(cos_t->dtype)) || (sin_t && !served(sin_t->dtype))) return PE_UNSUPPORTED;
+  if (!x || !cos_t || !sin_t || n_outputs != 1 || x->rank != 3 || cos_t->rank != 2 || sin_t->rank != 2 || outputs[0].dtype != x->dtype) {
+    snprintf(message, message_size, "apply_tables needs x [T, H, D] and y in one dtype, cos and sin [T, pairs]");
     return PE_ERROR;
   }
   const long dim = strtol(pe_spec_field(spec, "dim"), NULL, 10), rotary = strtol(pe_spec_field(spec, "rotary_dim"), NULL, 10);
   const int neox = strncmp(pe_spec_field(spec, "layout"), "neox", 4) == 0;
   const int64_t tokens = x->shape[0], heads = x->shape[1], pairs = rotary / 2;
-  const float *in = (const float *)x->data, *cs = (const float *)cos_t->data, *sn = (const float *)sin_t->data;
-  float *out = (float *)outputs[0].data;
+  pe_tensor *y = &outputs[0];
   for (int64_t t = 0; t < tokens; ++t)
     for (int64_t h = 0; h < heads; ++h) {
-      const float *xv = in + (t * heads + h) * dim;
-      float *yv = out + (t * heads + h) * dim;
+      const int64_t row = (t * heads + h) * dim;
       for (long i = 0; i < pairs; ++i) {
-        const float c = cs[t * pairs + i], s = sn[t * pairs + i];
+        const float c = load(cos_t, t * pairs + i), s = load(sin_t, t * pairs + i);
         const long a = neox ? i : 2 * i, b = neox ? i + pairs : 2 * i + 1;
-        yv[a] = xv[a] * c - xv[b] * s;
-        yv[b] = xv[b] * c + xv[a] * s;
+        const float xa = load(x, row + a), xb = load(x, row + b);
+        store(y, row + a, xa * c - xb * s);
+        store(y, row + b, xb * c + xa * s);
       }
-      for (long d = rotary; d < dim; ++d) yv[d] = xv[d];
+      for (long d = rotary; d < dim; ++d) store(y, row + d, load(x, row + d));
     }
   return PE_OK;
 }
 
 /* The input `name` [T, H, D] turned at the positions pos [T] into y (backward: by R_p^T, the sine's
- * sign flipped), in binary32; the caller has checked that rotate serves the spec. */
+ * sign flipped), in float; the caller has checked that rotate serves the spec. */
 static int32_t turn(const char *spec, const char *op, const pe_tensor *inputs, int32_t n_inputs, const char *name, pe_tensor *y,
                     int backward, char *message, size_t message_size) {
   const pe_tensor *x = pe_find_input(inputs, n_inputs, name), *pos = pe_find_input(inputs, n_inputs, "pos");
-  if (x && x->dtype != PE_F32) return PE_UNSUPPORTED; /* this kernel is binary32 only */
-  if (!x || !pos || pos->dtype != PE_I64 || x->rank != 3) {
-    snprintf(message, message_size, "%s needs %s [T, H, D] in f32 and pos in i64", op, name);
+  if (x && !served(x->dtype)) return PE_UNSUPPORTED; /* f32, bf16 and f16 only */
+  if (!x || !pos || pos->dtype != PE_I64 || x->rank != 3 || y->dtype != x->dtype) {
+    snprintf(message, message_size, "%s needs %s [T, H, D] and its output in one dtype, and pos in i64", op, name);
     return PE_ERROR;
   }
   const long dim = strtol(pe_spec_field(spec, "dim"), NULL, 10), rotary = strtol(pe_spec_field(spec, "rotary_dim"), NULL, 10);
   const float base = strtof(pe_spec_field(spec, "base"), NULL);
   const int neox = strncmp(pe_spec_field(spec, "layout"), "neox", 4) == 0;
   const int64_t tokens = x->shape[0], heads = x->shape[1];
-  const float *in = (const float *)x->data;
   const int64_t *p = (const int64_t *)pos->data;
-  float *out = (float *)y->data;
   float *inv_freq = malloc(sizeof(float) * (size_t)(rotary / 2));
   for (long i = 0; i < rotary / 2; ++i) inv_freq[i] = 1.0f / powf(base, (float)(2 * i) / (float)rotary);
   for (int64_t t = 0; t < tokens; ++t)
     for (int64_t h = 0; h < heads; ++h) {
-      const float *xv = in + (t * heads + h) * dim;
-      float *yv = out + (t * heads + h) * dim;
+      const int64_t row = (t * heads + h) * dim;
       for (long i = 0; i < rotary / 2; ++i) {
         const float angle = (float)p[t] * inv_freq[i];
         const float c = cosf(angle), s = backward ? -sinf(angle) : sinf(angle);
         const long a = neox ? i : 2 * i, b = neox ? i + rotary / 2 : 2 * i + 1;
-        yv[a] = xv[a] * c - xv[b] * s;
-        yv[b] = xv[b] * c + xv[a] * s;
+        const float xa = load(x, row + a), xb = load(x, row + b);
+        store(y, row + a, xa * c - xb * s);
+        store(y, row + b, xb * c + xa * s);
       }
-      for (long d = rotary; d < dim; ++d) yv[d] = xv[d];
+      for (long d = rotary; d < dim; ++d) store(y, row + d, load(x, row + d));
     }
   free(inv_freq);
   return PE_OK;

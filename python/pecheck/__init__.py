@@ -8,11 +8,12 @@ Importing pecheck loads neither NumPy nor torch (the pytest plugin loads in ever
 pecheck.np_io and pecheck.torch_io, the array conversions, import them.
 """
 from .adapter import serve_function
+from .layouts import LAYOUTS
 from .run_gate import GateError, GateResult, find_binary, gate, impl_command
 from .spec import RopeSpec, rope_spec, spec_field, spec_fields
 from .target import TargetError, load, target_of
 from .wire import Unsupported, WireError, read_frame, serve, write_frame
 
 __version__ = "0.1.0"
-__all__ = ["GateError", "GateResult", "RopeSpec", "TargetError", "Unsupported", "WireError", "find_binary", "gate", "impl_command",
+__all__ = ["LAYOUTS", "GateError", "GateResult", "RopeSpec", "TargetError", "Unsupported", "WireError", "find_binary", "gate", "impl_command",
            "load", "read_frame", "rope_spec", "serve", "serve_function", "spec_field", "spec_fields", "target_of", "write_frame"]

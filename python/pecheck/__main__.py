@@ -29,6 +29,8 @@ def parser(prog):
     p.add_argument("--arrays", choices=ARRAYS, default="numpy", help="the arrays fn takes and returns (default numpy)")
     p.add_argument("--device", choices=("cpu", "cuda"), help="torch arrays' device (default: cuda when available)")
     p.add_argument("--ops", default="rotate", help="with --interface ops: the ops fn serves, comma-separated (default rotate)")
+    p.add_argument("--inplace", action="store_true",
+                   help="fn writes its [T, H, D] outputs into its [T, H, D] inputs (rotate's y into x), read from there")
     p.add_argument("--path", action="append", default=[], metavar="DIR", help="a directory to import TARGET's module from (repeatable)")
     p.add_argument("--name", help="the name the gate reports (default: TARGET)")
     p.add_argument("target", metavar="TARGET", help="MODULE:FUNCTION or PATH/TO/FILE.py:FUNCTION")
@@ -46,7 +48,7 @@ def main(argv=None, prog="python -m pecheck", defaults=None):
         fn = load(args.target)
         label = args.name or os.path.basename(args.target)
         serve_function(fn, interface=args.interface, arrays=args.arrays, device=args.device, label=label,
-                       ops=[op for op in args.ops.split(",") if op])
+                       ops=[op for op in args.ops.split(",") if op], inplace=args.inplace)
     except (TargetError, ValueError, ImportError) as e:
         p.exit(2, f"{prog}: {e}\n")
 

@@ -5,6 +5,7 @@ run's --dtype (never upcast), pos int64 [T], spec a pecheck.RopeSpec; y must hav
 shape, else the call is an error naming what came back.
 interface "ops": fn(op, spec_text, {name: array}) -> {name: array}, any op the gate asks for among
 ops (see pecheck.serve); outputs are converted to the asked dtype and shape.
+inplace=True: fn writes its outputs into its inputs and returns nothing (see serve_function).
 With torch arrays the calls run under torch.no_grad() on device: cuda when torch.cuda.is_available(),
 else cpu, unless device or PECHECK_TORCH_DEVICE names one.
 """
@@ -46,21 +47,23 @@ def warm_up(device):
 
 
 def array_io(arrays, device):
-    """(decode, encode, encode_exact, calls context, library description) for arrays."""
+    """(io module, decode, encode_exact, calls context, library description) for arrays."""
     if arrays == "numpy":
         import numpy
 
         from . import np_io
-        return np_io.decode, np_io.encode, np_io.encode_exact, contextlib.nullcontext, f"NumPy {numpy.__version__}"
+        return np_io, np_io.decode, np_io.encode_exact, contextlib.nullcontext, f"NumPy {numpy.__version__}"
     import torch
 
     from . import torch_io
     decode = functools.partial(torch_io.decode, device=device)
-    return decode, torch_io.encode, torch_io.encode_exact, torch.no_grad, f"PyTorch {torch.__version__} on {device}"
+    return torch_io, decode, torch_io.encode_exact, torch.no_grad, f"PyTorch {torch.__version__} on {device}"
 
 
-def serve_function(fn, interface="rope", arrays="numpy", device=None, label="python function", ops=("rotate",)):
-    """Serves fn over stdin/stdout until the gate closes them (see the module's text)."""
+def serve_function(fn, interface="rope", arrays="numpy", device=None, label="python function", ops=("rotate",), inplace=False):
+    """Serves fn over stdin/stdout until the gate closes them (see the module's text). inplace: fn
+    writes its [T, H, D] outputs into its [T, H, D] inputs (rotate's y into x) and they are read
+    from there; a fn that writes into an input undeclared fails its call (pecheck.layouts)."""
     if interface not in INTERFACES:
         raise ValueError(f"interface '{interface}': use one of {', '.join(INTERFACES)}")
     if arrays not in ARRAYS:
@@ -70,13 +73,13 @@ def serve_function(fn, interface="rope", arrays="numpy", device=None, label="pyt
     device = torch_device(device) if arrays == "torch" else None
     if device is not None:
         warm_up(device)
-    decode, encode, encode_exact, context, library = array_io(arrays, device)
-    name = f"{label} ({library})"
+    io, decode, encode_exact, context, library = array_io(arrays, device)
+    name = f"{label} ({library}{', in place' if inplace else ''})"
     if interface == "ops":
         def call(op, spec, inputs):
             with context():
                 return fn(op, spec, inputs)
-        serve(call, name=name, ops=list(ops), decode=decode, encode=encode)
+        serve(call, name=name, ops=list(ops), decode=decode, io=io, inplace=inplace)
         return
 
     def rotate(op, text, inputs):
@@ -87,4 +90,4 @@ def serve_function(fn, interface="rope", arrays="numpy", device=None, label="pyt
         with context():
             return {"y": fn(inputs["x"], inputs["pos"], rope_spec(text))}
 
-    serve(rotate, name=name, ops=["rotate"], decode=decode, encode=lambda t, y: encode_exact(t, y, label))
+    serve(rotate, name=name, ops=["rotate"], decode=decode, encode=lambda t, y: encode_exact(t, y, label), io=io, inplace=inplace)

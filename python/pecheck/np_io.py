@@ -39,3 +39,27 @@ def encode_exact(t, value, label):
     if value.dtype.newbyteorder("<") != want or list(value.shape) != shape:
         raise BadOutput(f"{label} returned {value.dtype.name} {list(value.shape)}, not {want.name} {shape} (x's dtype and shape)")
     return np.ascontiguousarray(value, dtype=want).tobytes()
+
+
+# The layouts' array operations (pecheck.layouts), NumPy's.
+def canaries(like, shape):
+    """A new array of like's dtype and the given shape, every element NaN."""
+    return np.full(shape, np.nan, dtype=like.dtype)
+
+
+def swap_first_axes(a):
+    return a.transpose(1, 0, 2)
+
+
+def copy(a):
+    return a.copy()
+
+
+def changed(before, after):
+    """The indices (tuples) at which after's bits differ from before's (NaN compared as bits)."""
+    words = np.dtype(f"<u{before.dtype.itemsize}")
+    return [tuple(int(i) for i in index) for index in np.argwhere(before.view(words) != after.view(words))]
+
+
+def item(a, index):
+    return a[tuple(index)].item()

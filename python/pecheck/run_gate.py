@@ -12,6 +12,7 @@ import sys
 import tempfile
 
 from .adapter import ARRAYS, INTERFACES
+from .layouts import LAYOUTS
 from .target import target_of
 
 
@@ -49,7 +50,7 @@ def package_path_prefix():
     return f"PYTHONPATH={shlex.quote(parent)}${{PYTHONPATH:+:$PYTHONPATH}} "
 
 
-def impl_command(fn, interface="rope", arrays="numpy", device=None, ops=("rotate",)):
+def impl_command(fn, interface="rope", arrays="numpy", device=None, ops=("rotate",), inplace=False):
     """The --impl-cmd text that serves fn: this interpreter running `-m pecheck` on fn's target."""
     target, root = target_of(fn)
     argv = [sys.executable, "-m", "pecheck"]
@@ -59,6 +60,8 @@ def impl_command(fn, interface="rope", arrays="numpy", device=None, ops=("rotate
         argv += ["--arrays", arrays]
     if device is not None:
         argv += ["--device", device]
+    if inplace:
+        argv += ["--inplace"]
     if root is not None:
         argv += ["--path", root]
     return package_path_prefix() + shlex.join(argv + [target])
@@ -98,7 +101,8 @@ class GateResult:
         lines = [f"pecheck gate: {self.report.get('verdict', 'PASS' if self.passed else 'FAIL')}, {len(failures)} of {len(self.checks)} checks failed, "
                  f"{len(incomplete)} incomplete ({self.report['implementation']} at {self.report['dtype']} I/O)"]
         for c in failures + incomplete:
-            lines.append(f"{c['result']} {c['check']}  {c['spec']}")
+            layout = f"  [layout {c['layout']}]" if c.get("layout", "contiguous") != "contiguous" else ""
+            lines.append(f"{c['result']} {c['check']}  {c['spec']}{layout}")
             if c["detail"]:
                 lines.append(f"    {c['detail']}")
             if c["result"] == "FAIL":
@@ -110,12 +114,14 @@ class GateResult:
 
 
 def gate(fn, spec, dtype="f32", *, cases=None, seed=None, golden=None, args=(), interface="rope", arrays="numpy",
-         device=None, ops=("rotate",), binary=None, timeout=None):
+         device=None, ops=("rotate",), layouts=LAYOUTS, inplace=False, binary=None, timeout=None):
     """Runs `pecheck gate` on fn and returns a GateResult, whatever the verdict.
 
     spec: one spec or a list; dtype: f32, f64, f16 or bf16 (bf16 needs arrays="torch"); cases, seed,
     golden: the gate's --cases, --seed, --golden; args: further gate options, passed as they are.
-    interface, arrays, device, ops: how fn is called (pecheck.adapter). fn must be a module-level
+    interface, arrays, device, ops: how fn is called (pecheck.adapter). layouts: the memory layouts
+    fn's [T, H, D] inputs are handed in, each a pass of every check (pecheck.layouts; all by default).
+    inplace: fn writes its outputs into its inputs (else writing an input fails). fn must be a module-level
     function: the gate's process imports it by name. GateError when the gate cannot judge."""
     specs = [spec] if isinstance(spec, str) else list(spec)
     if not specs:
@@ -124,8 +130,12 @@ def gate(fn, spec, dtype="f32", *, cases=None, seed=None, golden=None, args=(), 
         raise ValueError(f"pecheck.gate: interface is one of {INTERFACES} and arrays one of {ARRAYS}, not {interface!r}, {arrays!r}")
     if dtype == "bf16" and arrays == "numpy":
         raise ValueError("pecheck.gate: dtype bf16 needs arrays='torch' (NumPy has no bfloat16)")
-    impl = impl_command(fn, interface, arrays, device, ops)  # fn's own errors before the binary's
-    argv = [find_binary(binary), "gate", "--impl-cmd", impl, "--dtype", dtype]
+    layouts = [layouts] if isinstance(layouts, str) else list(layouts)
+    unknown = [name for name in layouts if name not in LAYOUTS]
+    if not layouts or unknown:
+        raise ValueError(f"pecheck.gate: layouts are some of {LAYOUTS}, not {unknown or layouts!r}")
+    impl = impl_command(fn, interface, arrays, device, ops, inplace)  # fn's own errors before the binary's
+    argv = [find_binary(binary), "gate", "--impl-cmd", impl, "--dtype", dtype, "--layouts", ",".join(layouts)]
     for s in specs:
         argv += ["--spec", s]
     for flag, value in (("--cases", cases), ("--seed", seed), ("--golden", golden)):

@@ -52,3 +52,30 @@ def encode_exact(t, value, label):
     if value.dtype != want or list(value.shape) != shape:
         raise BadOutput(f"{label} returned {value.dtype} {list(value.shape)}, not {want} {shape} (x's dtype and shape)")
     return to_bytes(value)
+
+
+# The layouts' array operations (pecheck.layouts), torch's, on the tensors' own device.
+_WORDS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
+def canaries(like, shape):
+    """A new tensor of like's dtype and device and the given shape, every element NaN."""
+    return torch.full(shape, float("nan"), dtype=like.dtype, device=like.device)
+
+
+def swap_first_axes(a):
+    return a.transpose(0, 1)
+
+
+def copy(a):
+    return a.clone()
+
+
+def changed(before, after):
+    """The indices (tuples) at which after's bits differ from before's (NaN compared as bits)."""
+    words = _WORDS[before.element_size()]
+    return [tuple(index) for index in (before.view(words) != after.view(words)).nonzero().tolist()]
+
+
+def item(a, index):
+    return a[tuple(index)].item()

@@ -14,6 +14,8 @@ import json
 import sys
 import traceback
 
+from .layouts import LAYOUTS, InputWritten, Presented
+
 
 class Unsupported(Exception):
     """Raise from fn for an op or spec it does not handle: the gate reports UNSUPPORTED, not FAIL."""
@@ -81,12 +83,34 @@ def write_frame(stream, head, payload=b""):
     stream.flush()
 
 
-def answer(fn, head, payload, decode, encode):
-    """The answer frame (head, payload) to one request."""
+def present(head, payload, decode, io):
+    """Each input of the request as the function is handed it (pecheck.layouts.Presented), in order."""
+    return [Presented(t["name"], decode(t, payload[t["offset"]:t["offset"] + t["nbytes"]]), t.get("layout", "contiguous"), io)
+            for t in head["inputs"]]
+
+
+def in_place_pairs(head, presented):
+    """{output name: the input it is read from} for an in-place kernel: the k-th [T, H, D] output is
+    the k-th [T, H, D] input (rotate's y is x, rotate_qk's q_out and k_out are q and k)."""
+    outputs = [t["name"] for t in head["outputs"] if len(t["shape"]) == 3]
+    return dict(zip(outputs, [p for p in presented if len(p.shape) == 3]))
+
+
+def answer(fn, head, payload, decode, encode, io, inplace=False):
+    """The answer frame (head, payload) to one request. After the call every input, and the memory
+    around it, must hold what it held before: else the answer is an error naming what was written
+    (an in-place kernel's outputs are read from its inputs, which it may write)."""
     reply = {"v": 1, "id": head.get("id")}
     try:
-        inputs = {t["name"]: decode(t, payload[t["offset"]:t["offset"] + t["nbytes"]]) for t in head["inputs"]}
-        result = fn(head["op"], head["spec"], inputs)
+        presented = present(head, payload, decode, io)
+        result = fn(head["op"], head["spec"], {p.name: p.view for p in presented})
+        written = in_place_pairs(head, presented) if inplace else {}
+        for p in presented:
+            problem = p.change(io, view_may_change=any(p is q for q in written.values()))
+            if problem:
+                raise InputWritten(problem)
+        if written:
+            result = dict(result or {}, **{name: p.view for name, p in written.items()})
         out, body = [], b""
         for t in head["outputs"]:
             data = encode(t, result[t["name"]])
@@ -96,21 +120,27 @@ def answer(fn, head, payload, decode, encode):
         return reply, body
     except Unsupported as e:
         reply.update(status="unsupported", message=str(e))
+    except InputWritten as e:  # the function's answer may be right: the writing is the failure, said in words
+        reply.update(status="error", message=str(e))
     except Exception as e:  # an error of the implementation: the gate reports it as that case's error
         traceback.print_exc(file=sys.stderr)
         reply.update(status="error", message=f"{type(e).__name__}: {e}")
     return reply, b""
 
 
-def serve(fn, name="python implementation", ops=("rotate",), decode=None, encode=None):
+def serve(fn, name="python implementation", ops=("rotate",), decode=None, encode=None, io=None, inplace=False):
     """Answers the gate's requests on stdin with fn(op, spec, inputs) until stdin ends.
 
-    decode(t, raw) -> array and encode(t, value) -> bytes convert one tensor (t: its wire
-    description); NumPy's (pecheck.np_io) by default. A request that is not a frame ends the
-    process with one line on stderr and status 2."""
-    if decode is None or encode is None:
+    io: the array module (pecheck.np_io, the default, or pecheck.torch_io), whose decode(t, raw) ->
+    array and encode(t, value) -> bytes convert one tensor (t: its wire description) unless decode
+    or encode is given; it also presents the inputs in the gate's layouts (pecheck.layouts), all of
+    which the hello offers. inplace: fn writes its [T, H, D] outputs into its [T, H, D] inputs, the
+    k-th into the k-th, and they are read from there. A request that is not a frame ends the process
+    with one line on stderr and status 2."""
+    if io is None:
         from . import np_io  # here, not at import: `import pecheck` stays free of NumPy
-        decode, encode = decode or np_io.decode, encode or np_io.encode
+        io = np_io
+    decode, encode = decode or io.decode, encode or io.encode
     # sys.stdin/stdout looked up now, not at import: a caller may have replaced them.
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     while True:
@@ -122,6 +152,6 @@ def serve(fn, name="python implementation", ops=("rotate",), decode=None, encode
         if head is None:
             return
         if head.get("op") == "hello":
-            write_frame(stdout, {"v": 1, "status": "ok", "name": name, "ops": list(ops)})
+            write_frame(stdout, {"v": 1, "status": "ok", "name": name, "ops": list(ops), "layouts": list(LAYOUTS)})
             continue
-        write_frame(stdout, *answer(fn, head, payload, decode, encode))
+        write_frame(stdout, *answer(fn, head, payload, decode, encode, io, inplace))

@@ -108,7 +108,7 @@ diagnosis diagnose(const diagnose_request& q, gate::implementation& impl) {
   const std::int64_t reach = gate::drawn_position_limit(s, model, std::int64_t{1} << 40);
   for (const auto& pos : position_calls(s)) {
     const op_inputs in = gate::gate_op_of(d.op).probe(s, pos, draw, io, reach);
-    const auto got = impl.run(d.op, s.text(), gate::io_inputs(d.op, s, in, io), gate::output_templates(d.op, s, in, io));
+    const auto got = impl.run(d.op, s.text(), gate::io_inputs(d.op, s, in, io, model.tables), gate::output_templates(d.op, s, in, io));
     ++d.calls;
     if (got.status != gate::call_status::ok) {
       d.failed.push_back(fmt::format("call {}: {}: {}", d.calls, gate::status_name(got.status), got.message));

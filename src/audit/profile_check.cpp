@@ -98,13 +98,19 @@ class claims {
       }
     }();
     if (parsed.text() != s.spec) fail(fmt::format(".spec '{}' is not canonical ('{}')", excerpt(s.spec), excerpt(parsed.text())));
+    // Before the rows are derived: they are built at s.heads.
+    if (s.heads < 1 || s.heads > 4096 || s.tokens_per_call < 1) fail(fmt::format(".heads {} or .tokens_per_call {}", s.heads, s.tokens_per_call));
     audit_setup derived;
-    rows_ = sweep_rows_of(parsed, derived);
+    derived.op = s.op, derived.heads = s.heads;
+    try {
+      rows_ = sweep_rows_of(parsed, derived);
+    } catch (const input_error& e) {
+      fail(fmt::format(".op: {}", e.what()));
+    }
     if (derived.op != s.op || derived.unit != s.unit || derived.bands != s.bands || derived.has_unrotated != s.has_unrotated) {
       fail(fmt::format(".op, .unit, .bands or .has_unrotated: the sweep of {} measures {} by {} in {} bands{}", s.spec, derived.op, derived.unit,
                        derived.bands.size(), derived.has_unrotated ? " and the unrotated dims" : ""));
     }
-    if (s.heads < 1 || s.heads > 4096 || s.tokens_per_call < 1) fail(fmt::format(".heads {} or .tokens_per_call {}", s.heads, s.tokens_per_call));
     if (!rows_.takes_x && s.heads != 1) fail(fmt::format(".heads {}: {} takes no x, one row a position", s.heads, s.op));
     if (set_.text() != s.positions || set_.size() != s.position_count) {
       fail(fmt::format(".positions '{}' has {} positions, not .position_count {}", excerpt(s.positions), set_.size(), s.position_count));
@@ -132,7 +138,7 @@ class claims {
     if (decade_of(e.position) != decade || !is_covered(p_.coverage, set_, e.position)) {
       fail(fmt::format("{}: position {} is not a covered position of decade {}", what, e.position, decade_label(decade)));
     }
-    if (e.head < 0 || e.head >= p_.setup.heads) fail(fmt::format("{}: head {} of {}", what, e.head, p_.setup.heads));
+    if (e.head < 0 || e.head >= rows_.rows_per_position) fail(fmt::format("{}: head {} of {}", what, e.head, rows_.rows_per_position));
     if (e.index < 0 || e.index >= rows_.width || rows_.band_of[static_cast<std::size_t>(e.index)] != band) {
       fail(fmt::format("{}: index {} is not one of band {}", what, e.index, band));
     }
@@ -142,7 +148,7 @@ class claims {
     const bucket_stats& st = p_.bucket(d, band);
     const std::string what = fmt::format("bucket (decade {}, band {})", decade_label(d), band);
     check_counts(what, st.count, st.nonfinite,
-                 static_cast<unsigned __int128>(positions) * static_cast<std::uint64_t>(p_.setup.heads) * per_band_[static_cast<std::size_t>(band)]);
+                 static_cast<unsigned __int128>(positions) * static_cast<std::uint64_t>(rows_.rows_per_position) * per_band_[static_cast<std::size_t>(band)]);
     std::uint64_t binned = 0;
     int top = -1;
     for (int k = 0; k < ulp_histogram::bins; ++k) {
@@ -177,7 +183,7 @@ class claims {
   void check_octave(int k, std::uint64_t positions) const {
     const octave_stats& o = p_.octaves[static_cast<std::size_t>(k)];
     check_counts(fmt::format("octave {}", k), o.count, o.nonfinite,
-                 static_cast<unsigned __int128>(positions) * static_cast<std::uint64_t>(p_.setup.heads) * static_cast<std::uint64_t>(rows_.width));
+                 static_cast<unsigned __int128>(positions) * static_cast<std::uint64_t>(rows_.rows_per_position) * static_cast<std::uint64_t>(rows_.width));
   }
 
   void check_first_over() const {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "audit/position_set.hpp"
+#include "gate/gate_ops.hpp"
 #include "gate/op_io.hpp"
 #include "gate/tolerance.hpp"
 #include "pe/error.hpp"
@@ -44,22 +45,33 @@ struct swept_op {
   std::string op;
   bool takes_x = false;               // rotate: x [T, H, D], a row per head
   std::int64_t axes = 1, width = 0;
-  bool role = false;                  // rotate by role (xPos): the sweep rotates queries
   std::vector<std::int64_t> band_of;  // per index of the last axis
+  std::int64_t rows = 1;              // rows of width values a position gives, its outputs' together (rows_per_position)
 };
 
 // Up to eight bands of consecutive units (pairs or components).
 constexpr std::int64_t max_bands = 8;
 
+// The ops of s that a sweep can run: those with a sweep call (gate_ops.hpp).
+std::vector<std::string> sweepable_ops(const spec& s) {
+  std::vector<std::string> out;
+  for (const auto& op : s.info().ops)
+    if (find_op_schema(op) && !find_op_schema(op)->reference_only && gate::gate_op_of(op).sweep) out.push_back(op);
+  return out;
+}
+
+// setup.op's sweep, or when it is empty the first op the scheme lists that a sweep can run
+// (rotate before rotate_grad), which setup.op then names.
 swept_op swept_op_of(const spec& s, audit_setup& setup) {
   swept_op w;
-  // The first op the scheme lists that runs position by position (rotate before rotate_grad).
-  for (const auto& op : s.info().ops)
-    if (splits_by_token(op) && w.op.empty()) w.op = op;
-  if (w.op.empty()) {
+  const auto ops = sweepable_ops(s);
+  if (ops.empty()) {
     throw input_error(fmt::format("audit: {} has no op that runs position by position (encode or rotate) to sweep; its ops: {}", s.scheme(),
                                   fmt::join(s.info().ops, ", ")));
   }
+  if (!setup.op.empty() && std::find(ops.begin(), ops.end(), setup.op) == ops.end())
+    throw input_error(fmt::format("audit: --op {}: {} sweeps {} only", setup.op, s.scheme(), fmt::join(ops, ", ")));
+  w.op = setup.op.empty() ? ops.front() : setup.op;
   setup.op = w.op;
   w.takes_x = takes_x_rows(w.op, s);
   w.axes = position_axes(s);
@@ -67,7 +79,7 @@ swept_op swept_op_of(const spec& s, audit_setup& setup) {
   std::int64_t units = 0;
   if (is_rotary(s)) {
     const auto plan = rotation_plan_of(s, std::nullopt);
-    w.width = plan.dim, w.role = plan.magnitude.has_value();
+    w.width = plan.dim;
     unit_of.assign(static_cast<std::size_t>(plan.dim), -1);
     for (std::size_t k = 0; k < plan.pairs.size(); ++k) unit_of[plan.pairs[k].a] = unit_of[plan.pairs[k].b] = static_cast<std::int64_t>(k);
     units = static_cast<std::int64_t>(plan.pairs.size());
@@ -89,6 +101,20 @@ swept_op swept_op_of(const spec& s, audit_setup& setup) {
   setup.has_unrotated = std::find(unit_of.begin(), unit_of.end(), -1) != unit_of.end();
   for (const auto u : unit_of) w.band_of.push_back(u < 0 ? bands : u * bands / units);
   return w;
+}
+
+// The rows of w.width values that one position of the sweep gives, with `heads` heads of x: its
+// outputs' together (rotate: heads; rotate_qk: q_out's and k_out's heads; encode: 1).
+std::int64_t rows_per_position(const spec& s, const swept_op& w, std::int64_t heads) {
+  op_inputs in;
+  in.pos_axes = w.axes;
+  in.pos.assign(static_cast<std::size_t>(w.axes), 0);
+  tensor<double> rows;
+  if (w.takes_x) rows = tensor<double>({1, heads, w.width});
+  gate::gate_op_of(w.op).sweep(s, in, rows);
+  std::int64_t elements = 0;
+  for (const auto& t : gate::output_templates(w.op, s, in, gate::dtype::f64)) elements += t.elements();
+  return elements / w.width;
 }
 
 // The [heads, width] row of x every position rotates: uniform in [-1, 1) from the seed (53 bits of
@@ -121,12 +147,14 @@ class sweeper {
     op_inputs in;
     in.pos_axes = w_.axes;
     for (std::int64_t i = begin; i < end; ++i) in.pos.insert(in.pos.end(), static_cast<std::size_t>(w_.axes), set_.at(i));
+    tensor<double> rows;
     if (!row_.empty()) {
-      in.x = tensor<double>({tokens, q_.heads, w_.width});
-      for (std::int64_t t = 0; t < tokens; ++t) std::copy(row_.begin(), row_.end(), in.x.data.begin() + t * static_cast<std::int64_t>(row_.size()));
-      if (w_.role) in.role = 0;
+      rows = tensor<double>({tokens, q_.heads, w_.width});
+      for (std::int64_t t = 0; t < tokens; ++t) std::copy(row_.begin(), row_.end(), rows.data.begin() + t * static_cast<std::int64_t>(row_.size()));
     }
-    const auto inputs = gate::io_inputs(w_.op, s_, in, model_.io);
+    gate::gate_op_of(w_.op).sweep(s_, in, rows);
+    in = gate::rounded_inputs(w_.op, s_, std::move(in), model_.io, model_.tables);  // tables to their dtype; the rows are already
+    const auto inputs = gate::io_inputs(w_.op, s_, in, model_.io, model_.tables);
     const auto templates = gate::output_templates(w_.op, s_, in, model_.io);
     const std::string text = s_.text();
     gate::call_result got;
@@ -151,35 +179,43 @@ class sweeper {
       profile_.failed_calls.push_back(fmt::format("positions {}..{}: {}: {}", set_.at(begin), set_.at(end - 1), gate::status_name(got.status), got.message));
       return got.status;
     }
-    const auto& output = got.outputs.at(0);
-    std::vector<double> values(static_cast<std::size_t>(output.elements()));
-    const auto bounds = gate::output_bounds(model_, w_.op, s_, in, exact).at(0);
-    // The outputs as doubles, a range of tokens per worker thread.
-    const std::int64_t per_token = static_cast<std::int64_t>(values.size()) / tokens;
-    parallel_ranges(tokens, std::max<std::int64_t>(1, 8192 / per_token), [&](std::int64_t t0, std::int64_t t1, int) {
-      for (std::int64_t e = t0 * per_token; e < t1 * per_token; ++e) values[static_cast<std::size_t>(e)] = output.at(e);
-    });
-    compare(begin, tokens, values, exact.at(0).value.data, bounds);
+    // Each output's rows follow the ones before it at each position (rotate_qk: q_out's heads,
+    // then k_out's).
+    const auto bounds = gate::output_bounds(model_, w_.op, s_, in, exact);
+    std::int64_t first_head = 0;
+    for (std::size_t o = 0; o < got.outputs.size(); ++o) {
+      const auto& output = got.outputs[o];
+      std::vector<double> values(static_cast<std::size_t>(output.elements()));
+      // The output as doubles, a range of tokens per worker thread.
+      const std::int64_t per_token = static_cast<std::int64_t>(values.size()) / tokens;
+      parallel_ranges(tokens, std::max<std::int64_t>(1, 8192 / per_token), [&](std::int64_t t0, std::int64_t t1, int) {
+        for (std::int64_t e = t0 * per_token; e < t1 * per_token; ++e) values[static_cast<std::size_t>(e)] = output.at(e);
+      });
+      compare(begin, tokens, first_head, values, exact.at(o).value.data, bounds.at(o));
+      first_head += per_token / w_.width;
+    }
     for (std::int64_t t = 0; t < tokens; ++t)
-      if (sampled(begin + t, set_.size())) cross_check(in, t, exact.at(0).value.data);
+      if (sampled(begin + t, set_.size())) cross_check(in, t, exact);
     profile_.cover(begin, end);
     return gate::call_status::ok;
   }
 
  private:
-  // Every element of the call's one output against the exact one, into its bucket.
-  void compare(std::int64_t begin, std::int64_t tokens, const std::vector<double>& got, const std::vector<double>& exact, const std::vector<double>& bound) {
+  // Every element of one output against the exact one, into its bucket; its rows are the
+  // position's rows from first_head on.
+  void compare(std::int64_t begin, std::int64_t tokens, std::int64_t first_head, const std::vector<double>& got, const std::vector<double>& exact,
+               const std::vector<double>& bound) {
     const std::int64_t width = w_.width, rows = static_cast<std::int64_t>(exact.size()) / width, per_token = rows / tokens;
     // Rows split across the worker threads, each gathering into a profile of its own: the profiles
     // merge exactly, so the result does not depend on the split.
     parallel_ranges(rows, std::max<std::int64_t>(1, 8192 / width), [&](std::int64_t first_row, std::int64_t end_row, int worker) {
-      compare_rows(begin, first_row, end_row, per_token, got, exact, bound, partial_[static_cast<std::size_t>(worker)]);
+      compare_rows(begin, first_row, end_row, per_token, first_head, got, exact, bound, partial_[static_cast<std::size_t>(worker)]);
     });
   }
 
   // compare's rows [first_row, end_row) into `into`.
-  void compare_rows(std::int64_t begin, std::int64_t first_row, std::int64_t end_row, std::int64_t per_token, const std::vector<double>& got,
-                    const std::vector<double>& exact, const std::vector<double>& bound, audit_profile& into) const {
+  void compare_rows(std::int64_t begin, std::int64_t first_row, std::int64_t end_row, std::int64_t per_token, std::int64_t first_head,
+                    const std::vector<double>& got, const std::vector<double>& exact, const std::vector<double>& bound, audit_profile& into) const {
     const std::int64_t width = w_.width;
     for (std::int64_t r = first_row; r < end_row; ++r) {
       const std::int64_t position = set_.at(begin + r / per_token);
@@ -190,7 +226,7 @@ class sweeper {
       for (std::int64_t i = 0; i < width; ++i) scale = std::max(scale, std::abs(exact[static_cast<std::size_t>(r * width + i)]));
       const double per_unit = 1 / ulp_in_format(std::isfinite(scale) ? scale : 0.0, format_);  // a power of 2: exact
       bucket_stats* const row_buckets = &into.bucket(decade, 0);
-      const std::int64_t head = r % per_token;
+      const std::int64_t head = first_head + r % per_token;
       octave_stats row;  // the row's share of its octave's picture
       for (std::int64_t i = 0; i < width; ++i) {
         const auto e = static_cast<std::size_t>(r * width + i);
@@ -223,17 +259,19 @@ class sweeper {
 
   // Token t's exact binary64 outputs against MPFR at 160 bits (they are correctly rounded: within
   // half a binary64 ulp).
-  void cross_check(const op_inputs& in, std::int64_t t, const std::vector<double>& exact) {
+  void cross_check(const op_inputs& in, std::int64_t t, const std::vector<named_tensor<double>>& exact) {
     const op_inputs one = token_range(in, t, 1);
     std::vector<named_tensor<mp_real>> wide;
     {
       mp_precision scope(160);
       wide = run_op_tokens<mp_real>(w_.op, s_, one, call_seq_len(in.pos));
     }
-    const auto& values = wide.at(0).value.data;
-    const std::size_t first = static_cast<std::size_t>(t) * values.size();
-    for (std::size_t k = 0; k < values.size(); ++k)
-      profile_.sample_worst_ulps = std::max(profile_.sample_worst_ulps, error_in_ulps(exact[first + k], values[k], binary64));
+    for (std::size_t o = 0; o < wide.size(); ++o) {
+      const auto& values = wide[o].value.data;
+      const std::size_t first = static_cast<std::size_t>(t) * values.size();
+      for (std::size_t k = 0; k < values.size(); ++k)
+        profile_.sample_worst_ulps = std::max(profile_.sample_worst_ulps, error_in_ulps(exact.at(o).value.data[first + k], values[k], binary64));
+    }
     ++profile_.sample_positions;
   }
 
@@ -283,13 +321,15 @@ checked_request check_request(const audit_request& q) {
   audit_setup setup;
   setup.spec = s.text(), setup.dtype = q.dtype, setup.working = working, setup.tolerance = q.tolerance, setup.positions = set.text();
   setup.position_count = set.size(), setup.heads = q.heads, setup.tokens_per_call = q.tokens_per_call, setup.seed = q.seed;
+  setup.op = q.op;
   swept_op op = swept_op_of(s, setup);
   if (!op.takes_x) setup.heads = 1;  // no x: one row per position
+  op.rows = rows_per_position(s, op, setup.heads);
   // A call's tensors are held several times over in binary64: 2^27 elements (1 GiB each) at most.
-  const auto per_call = static_cast<double>(q.tokens_per_call) * static_cast<double>(setup.heads) * static_cast<double>(op.width);
+  const auto per_call = static_cast<double>(q.tokens_per_call) * static_cast<double>(op.rows) * static_cast<double>(op.width);
   if (per_call > 0x1p27) {
-    throw input_error(fmt::format("--tokens-per-call {} x {} head(s) x {} values = {:.0f} elements per call, more than 2^27: give fewer tokens per call",
-                                  q.tokens_per_call, setup.heads, op.width, per_call));
+    throw input_error(fmt::format("--tokens-per-call {} x {} row(s) x {} values = {:.0f} elements per call, more than 2^27: give fewer tokens per call",
+                                  q.tokens_per_call, op.rows, op.width, per_call));
   }
   return {s, model, set, part, std::move(setup), std::move(op)};
 }
@@ -338,7 +378,8 @@ audit_profile run_audit(const audit_request& q, gate::implementation& impl) { re
 
 sweep_rows sweep_rows_of(const spec& s, audit_setup& setup) {
   swept_op op = swept_op_of(s, setup);
-  return {op.width, std::move(op.band_of), op.takes_x};
+  const std::int64_t rows = rows_per_position(s, op, op.takes_x ? setup.heads : 1);
+  return {op.width, std::move(op.band_of), op.takes_x, rows};
 }
 
 bool audit_passed(const audit_profile& p) {

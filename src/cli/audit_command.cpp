@@ -115,6 +115,9 @@ std::function<int()> add_audit_command(CLI::App& app) {
   cmd->add_option("--tolerance", q.tolerance, "the gate's bound the errors are measured against: strict, standard, loose or C");
   cmd->add_option("--positions", q.positions, "a:b (every position a <= p < b) or log:a:b:N (N log-spaced); numbers may be 2^k (default 0:4096)");
   cmd->add_option("--tokens-per-call", q.tokens_per_call, "positions per call of the implementation (default 1024)");
+  cmd->add_option("--op", q.op,
+                  "the op to sweep: rotate (the RoPE family's default), rotate_grad, rotate_qk (k with half the heads) or apply_tables "
+                  "(the positions' exact tables, in the I/O dtype); encode for absolute encodings");
   cmd->add_option("--heads", q.heads, "heads of x for rotate (default 8)");
   cmd->add_option("--seed", q.seed, "seed of x");
   cmd->add_option("--shard", q.shard, "i/n: sweep the i-th of n equal parts of the positions (merge the parts' --json with audit merge)");

@@ -31,9 +31,12 @@ std::function<int()> add_diagnose_command(CLI::App& app) {
     const auto d = pe::audit::diagnose(o->request);
     fmt::print("diagnose: {}\n  {} on {}, I/O {}: {} calls, {} elements\n", d.implementation, d.op, d.asked, d.dtype, d.calls, d.elements);
     for (const auto& f : d.failed) fmt::print("  failed {}\n", f);
-    fmt::print("  {:>10}  {:>10}  convention\n", "residual", "worst");
-    for (std::size_t k = 0; k < d.ranked.size() && static_cast<int>(k) < o->shown; ++k)
-      fmt::print("  {:>10.3g}  {:>10.3g}  {}\n", d.ranked[k].residual, d.ranked[k].worst, d.ranked[k].name);
+    // No element answered: every convention's residual would read 0 over nothing, so none is listed.
+    if (d.elements > 0) {
+      fmt::print("  {:>10}  {:>10}  convention\n", "residual", "worst");
+      for (std::size_t k = 0; k < d.ranked.size() && static_cast<int>(k) < o->shown; ++k)
+        fmt::print("  {:>10.3g}  {:>10.3g}  {}\n", d.ranked[k].residual, d.ranked[k].worst, d.ranked[k].name);
+    }
     fmt::print("{}{}\n", pe::gate::sandbox::report_lines(d.sandbox), d.sentence());
     files.finish("--json", d.json().dump(1) + "\n");
     // 0: it computes what was asked; 1: something else (or nothing explains it).

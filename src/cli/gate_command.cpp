@@ -33,6 +33,9 @@ std::function<int()> add_gate_command(CLI::App& app) {
   auto* spec = cmd->add_option("--spec", q.specs, "spec to check (repeatable)");
   add_model_source_flags(*cmd, o->model, spec, "check", "instead");
   cmd->add_option("--dtype", q.dtype, "I/O dtype: f32, f64, f16, bf16 (default f32)");
+  cmd->add_option("--table-dtype", q.table_dtype,
+                  "the dtype of the tables an op is handed (apply_tables' cos and sin): f64, f32, f16 or bf16 (default: --dtype's)")
+      ->check(CLI::IsMember({"f64", "f32", "f16", "bf16"}));
   cmd->add_option("--working", q.working, "the implementation's working precision: f32 or f64 (default: f32, or f64 for --dtype f64)");
   cmd->add_option("--tolerance", q.tolerance, "strict (direct angles only), standard, loose (4x) or the angle coefficient C itself, a number >= 1 (proofs/gate_tolerance.md)");
   cmd->add_option("--max-pos", q.max_pos, "the largest position the implementation is judged on (default 2^40, the most): draws reach it, golden cases past it are left out")
@@ -41,6 +44,10 @@ std::function<int()> add_gate_command(CLI::App& app) {
                   "ops (comma-separated) whose declined cases are accepted as out of scope: their INCOMPLETE checks do not fail the run")
       ->delimiter(',')
       ->check(CLI::IsMember(pe::gate::gate_ops()));
+  cmd->add_option("--layouts", q.layouts,
+                  "memory layouts (comma-separated) in which a wire process's adapter hands it its [T, H, D] inputs, each a pass of every check: "
+                  "contiguous, padded_heads, transposed, packed_qkv (default: every layout the implementation offers)")
+      ->delimiter(',');
   cmd->add_option("--cases", q.cases, "random conformance cases per spec")->check(CLI::Range(1, 1000000));
   cmd->add_option("--time-budget", q.time_budget_s,
                   "seconds of wall time the implementation's calls may take in all (default 5 per case of --cases per spec); "

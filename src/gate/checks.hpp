@@ -66,6 +66,12 @@ struct check_result {
   std::vector<std::string> declined_ops;    // the ops of the calls answered unsupported
   std::int64_t top_position = 0;            // the largest position among the answered calls
   bool accepted = false;                    // INCOMPLETE with every declined op in --allow-partial (run.cpp)
+  // The memory layout its calls' inputs were presented in (gate/layouts.hpp), "" in a run of
+  // contiguous inputs alone.
+  std::string layout;
+  // The spec, followed by " [layout L]" when the check ran in a layout: what the text report, the
+  // JUnit names and baseline lines show.
+  std::string spec_and_layout() const { return layout.empty() ? spec : spec + " [layout " + layout + "]"; }
 };
 
 // Turns a passing result into INCOMPLETE when fewer than r.planned cases were answered or a class

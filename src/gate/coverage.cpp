@@ -29,7 +29,7 @@ std::optional<std::int64_t> positions_top(const op_inputs& in) {
 }
 
 // Whether x holds a value at the edges of `io`: a subnormal, or one within 2^4 of its largest
-// (the gate draws them in a quarter of rotate's cases, checks.cpp).
+// (the gate draws them in a quarter of rotate's cases, op_draws.cpp).
 bool holds_edge_values(const tensor<double>& x, dtype io) {
   const float_format& f = dtype_format(io);
   const double smallest_normal = lowest_normal(io), large = std::ldexp(1.0, f.emax - 4);

@@ -12,10 +12,12 @@
 namespace pe::gate {
 namespace {
 
-const char* const matched_keys[] = {"dtype", "working", "tolerance"};
+// table_dtype came later: a baseline without it was saved with tables in its own dtype.
+const char* const matched_keys[] = {"dtype", "working", "tolerance", "table_dtype"};
 std::string setup_value(const gate_report& r, const std::string& key) {
   if (key == "dtype") return r.dtype;
   if (key == "working") return r.working;
+  if (key == "table_dtype") return r.table_dtype;
   return r.tolerance;
 }
 
@@ -30,7 +32,7 @@ std::string gate_baseline_text(const gate_report& report) {
   std::string out = std::string(gate_baseline_header) + "\n";
   for (const char* key : matched_keys) out += fmt::format("{} {}\n", key, setup_value(report, key));
   out += fmt::format("implementation {}\n# check VERDICT WORST_FRACTION CHECK SPEC\n", report.implementation);
-  for (const auto& r : report.results) out += fmt::format("check {} {} {} {}\n", verdict_name(r.result), baseline_number(r.worst_fraction), r.check, r.spec);
+  for (const auto& r : report.results) out += fmt::format("check {} {} {} {}\n", verdict_name(r.result), baseline_number(r.worst_fraction), r.check, r.spec_and_layout());
   return out;
 }
 
@@ -52,6 +54,7 @@ baseline_verdict compare_gate_baseline(const gate_report& report, const std::str
     c.fraction = baseline_number_of(fraction, path, l.line);
     checks.emplace_back(check + " " + spec, c);
   }
+  if (!values.contains("table_dtype") && values.contains("dtype")) values["table_dtype"] = values["dtype"];
   for (const char* key : matched_keys) {
     const auto it = values.find(key);
     if (it == values.end()) throw input_error(fmt::format("--baseline '{}': no '{}' line", path, key));
@@ -60,7 +63,7 @@ baseline_verdict compare_gate_baseline(const gate_report& report, const std::str
     }
   }
   std::map<std::string, const check_result*> current;
-  for (const auto& r : report.results) current[r.check + " " + r.spec] = &r;
+  for (const auto& r : report.results) current[r.check + " " + r.spec_and_layout()] = &r;
   baseline_verdict v;
   constexpr double floor_fraction = 0.1;
   for (const auto& [label, before] : checks) {

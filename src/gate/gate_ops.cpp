@@ -11,15 +11,15 @@ namespace pe::gate {
 
 const std::vector<gate_op>& gate_op_table() {
   static const std::vector<gate_op> table = {
-      {.op = "encode", .draw = draws::encode, .bounds = bounds::encode, .probe = probes::positions},
+      {.op = "encode", .draw = draws::encode, .bounds = bounds::encode, .probe = probes::positions, .sweep = sweeps::positions},
       {.op = "inv_freq", .draw = draws::none, .bounds = bounds::inv_freq, .unfixed_length = "inv_freq, with no positions,"},
-      {.op = "rotate", .draw = draws::rotate, .bounds = bounds::rotate, .leads = true, .probe = probes::rotate},
+      {.op = "rotate", .draw = draws::rotate, .bounds = bounds::rotate, .leads = true, .probe = probes::rotate, .sweep = sweeps::rotate},
       // rotate's backward pass holds dy where rotate holds x: the same draw, bound and probe.
-      {.op = "rotate_grad", .draw = draws::rotate, .bounds = bounds::rotate, .probe = probes::rotate},
+      {.op = "rotate_grad", .draw = draws::rotate, .bounds = bounds::rotate, .probe = probes::rotate, .sweep = sweeps::rotate},
       // q and k drawn as rotate's x, with fewer key heads (grouped-query attention) and other values.
-      {.op = "rotate_qk", .draw = draws::rotate_qk, .bounds = bounds::rotate_qk, .probe = probes::rotate_qk},
+      {.op = "rotate_qk", .draw = draws::rotate_qk, .bounds = bounds::rotate_qk, .probe = probes::rotate_qk, .sweep = sweeps::rotate_qk},
       // Tables of the spec's exact angles at rotate's drawn positions; the bound is the application's.
-      {.op = "apply_tables", .draw = draws::apply_tables, .bounds = bounds::apply_tables, .probe = probes::apply_tables},
+      {.op = "apply_tables", .draw = draws::apply_tables, .bounds = bounds::apply_tables, .probe = probes::apply_tables, .sweep = sweeps::apply_tables},
       {.op = "scale", .draw = draws::scale, .bounds = bounds::relative, .probe = probes::positions},
       {.op = "bucket", .draw = draws::bucket, .bounds = bounds::relative, .probe = probes::bucket},
       {.op = "bias", .draw = draws::bias, .bounds = bounds::bias, .probe = probes::bias},

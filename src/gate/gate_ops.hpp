@@ -1,6 +1,7 @@
 // What the gate does with each op an implementation is handed: how it draws a case, how far each
-// output may be from the exact value, and what it leaves unfixed. checks.cpp and tolerance.cpp
-// ask these, never an op's name; the op's tensors and reference are its op_schema's.
+// output may be from the exact value, what it leaves unfixed, and how diagnose and audit call it.
+// The checks (conformance.cpp, golden_check.cpp, determinism.cpp, laws.cpp), tolerance.cpp,
+// diagnose and audit ask these, never an op's name; the op's tensors and reference are its op_schema's.
 #pragma once
 #include <cstdint>
 #include <random>
@@ -28,6 +29,9 @@ struct gate_op {
   // diagnose's call at positions pos (each at most reach), reals from `draw` in the I/O dtype io;
   // none: diagnose does not call this op (its outputs show no convention: inv_freq, attend).
   draws::probe_signature* probe = nullptr;
+  // audit's call at a run of positions, one row at every token; none: audit does not sweep this
+  // op (its outputs are not a row per position: inv_freq, scale, bucket, bias, attend).
+  sweeps::sweep_signature* sweep = nullptr;
 };
 
 // One entry per op an implementation may be handed (every op_schema that is not reference-only).

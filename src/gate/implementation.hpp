@@ -40,6 +40,9 @@ class implementation {
   // Whether its calls run in the gate's own process (the reference): then nothing else may run
   // beside a call (MPFR's precision is process-wide). Isolated ones work in another process.
   virtual bool in_process() const { return false; }
+  // The memory layouts in which it can be handed its [T, H, D] inputs (gate/layouts.hpp): a C
+  // plugin's are contiguous (the C ABI), a wire process's are what its hello lists.
+  virtual std::vector<std::string> layouts() const { return {"contiguous"}; }
 };
 
 // The longest name pe_impl_name may return, NUL not counted.

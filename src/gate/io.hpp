@@ -31,6 +31,9 @@ struct io_tensor {
   dtype type = dtype::f32;
   std::vector<std::int64_t> shape;
   std::vector<unsigned char> bytes;
+  // How a wire adapter presents this input to the function it serves (gate/layouts.hpp): "" for
+  // contiguous, the bytes' own order. The bytes are row-major whatever it says.
+  std::string layout;
 
   std::int64_t elements() const;
   // Element e as double (exact for every dtype).

@@ -60,7 +60,7 @@ class implementation_backend final : public props::backend<double> {
     if (is_spec_constant(op)) return run_op<double>(op, s, in);
     calls_.before_call();
     reached_.drawn(in);
-    const auto got = impl_.run(std::string(op), s.text(), io_inputs(op, s, in, model_.io), output_templates(op, s, in, model_.io));
+    const auto got = impl_.run(std::string(op), s.text(), io_inputs(op, s, in, model_.io, model_.tables), output_templates(op, s, in, model_.io));
     const std::string what = fmt::format("{}: {} ({} on {})", status_name(got.status), got.message, op, s.text());
     if (got.status == call_status::unsupported && std::find(declined_.begin(), declined_.end(), op) == declined_.end()) declined_.emplace_back(op);
     calls_.answered(got.status, what, got.process_replaced);

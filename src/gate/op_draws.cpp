@@ -289,3 +289,33 @@ op_inputs bias(const spec&, const std::vector<std::int64_t>& pos, std::mt19937_6
 }
 
 }  // namespace pe::gate::probes
+
+namespace pe::gate::sweeps {
+
+void positions(const spec&, op_inputs&, const tensor<double>&) {}
+
+// The rows as x (dy, for the backward pass); xPos turns them as queries.
+void rotate(const spec& s, op_inputs& in, const tensor<double>& rows) {
+  in.x = rows;
+  if (rotation_plan_of(s, std::nullopt).magnitude) in.role = 0;
+}
+
+// q the rows, k their first half of the heads (grouped-query attention: two query heads a key
+// head; all of them where the head count is odd).
+void rotate_qk(const spec&, op_inputs& in, const tensor<double>& rows) {
+  in.x = rows;
+  const std::int64_t tokens = rows.shape.at(0), heads = rows.shape.at(1), dim = rows.shape.at(2);
+  const std::int64_t key_heads = heads % 2 == 0 ? heads / 2 : heads;
+  in.k = tensor<double>({tokens, key_heads, dim});
+  for (std::int64_t t = 0; t < tokens; ++t)
+    std::copy_n(rows.data.begin() + t * heads * dim, key_heads * dim, in.k.data.begin() + t * key_heads * dim);
+}
+
+// The rows as x, and the exact tables of the positions' angles (the sweep rounds them to the
+// table dtype, as the gate hands them).
+void apply_tables(const spec& s, op_inputs& in, const tensor<double>& rows) {
+  in.x = rows;
+  draws::put_tables(s, in);
+}
+
+}  // namespace pe::gate::sweeps

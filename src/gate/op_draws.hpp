@@ -26,3 +26,13 @@ namespace pe::gate::probes {
 draws::probe_signature positions /* encode, scale */, rotate, rotate_qk, apply_tables, bucket, bias;
 
 }  // namespace pe::gate::probes
+
+// audit's calls of each op it sweeps (the `sweep` of its gate descriptor): `in` holds the call's
+// positions; `rows` [T, H, D] is the one pseudo-random row of the audit at every token (empty for
+// an op without x), which the op's [T, H, D] inputs take.
+namespace pe::gate::sweeps {
+
+using sweep_signature = void(const spec& s, op_inputs& in, const tensor<double>& rows);
+sweep_signature positions /* encode: the positions alone */, rotate /* and rotate_grad's dy */, rotate_qk, apply_tables;
+
+}  // namespace pe::gate::sweeps

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "pe/op_schema.hpp"
 #include "pe/op_shapes.hpp"
 #include "pe/op_tensors.hpp"
 
@@ -10,14 +11,15 @@ namespace pe::gate {
 
 namespace {
 
-// Named tensors as an implementation receives them: reals rounded once to d, integers as int64.
-std::vector<io_tensor> io_tensors(const std::vector<op_tensor>& tensors, dtype d) {
+// Named inputs of op as an implementation receives them: reals rounded once to their dtype
+// (input_dtype), integers as int64.
+std::vector<io_tensor> io_tensors(std::string_view op, const std::vector<op_tensor>& tensors, dtype d, dtype tables) {
   std::vector<io_tensor> out;
   for (const auto& t : tensors) {
     if (const auto* reals = std::get_if<std::vector<double>>(&t.values)) {
       tensor<double> values;
       values.shape = t.shape, values.data = *reals;
-      out.push_back(real_tensor(t.name, d, values));
+      out.push_back(real_tensor(t.name, input_dtype(op, t.name, d, tables), values));
     } else {
       out.push_back(integer_tensor(t.name, t.shape, std::get<std::vector<std::int64_t>>(t.values)));
     }
@@ -29,8 +31,26 @@ std::vector<io_tensor> io_tensors(const std::vector<op_tensor>& tensors, dtype d
 
 tensor<double> rounded(const tensor<double>& t, dtype d) { return as_doubles(real_tensor("", d, t)); }
 
-std::vector<io_tensor> io_inputs(std::string_view op, const spec& s, const op_inputs& in, dtype d) {
-  return io_tensors(named_inputs(op, s, in, true), d);
+std::vector<io_tensor> io_inputs(std::string_view op, const spec& s, const op_inputs& in, dtype d, dtype tables) {
+  return io_tensors(op, named_inputs(op, s, in, true), d, tables);
+}
+
+op_inputs rounded_inputs(std::string_view op, const spec& s, op_inputs in, dtype d, dtype tables) {
+  for (const tensor_schema* t : inputs_of(op, s, false)) {
+    if (t->kind != element_kind::real) continue;
+    const input_field field = t->field(in);
+    if (auto* const* real = std::get_if<tensor<double>*>(&field)) {
+      if (!(*real)->data.empty()) **real = rounded(**real, t->table ? tables : d);
+    }
+  }
+  return in;
+}
+
+dtype input_dtype(std::string_view op, std::string_view name, dtype d, dtype tables) {
+  if (const op_schema* schema = find_op_schema(op))
+    for (const auto& t : schema->tensors)
+      if (t.name == name && t.role == tensor_role::input && t.table) return tables;
+  return d;
 }
 
 op_inputs op_inputs_of(std::string_view op, const spec& s, const std::vector<io_tensor>& inputs) {

@@ -511,6 +511,7 @@ class hang_limited final : public implementation {
  public:
   hang_limited(std::unique_ptr<implementation> inner, int timeout_ms) : inner_(std::move(inner)), timeout_ms_(timeout_ms) {}
   std::string name() const override { return inner_->name(); }
+  std::vector<std::string> layouts() const override { return inner_->layouts(); }
   std::vector<std::string> notes() const override { return inner_->notes(); }
   call_result run(const std::string& op, const std::string& spec, const std::vector<io_tensor>& inputs,
                   const std::vector<io_tensor>& outputs) override {

@@ -13,18 +13,20 @@ std::string json_report(const gate_report& report) {
   j["implementation"] = report.implementation;
   j["dtype"] = report.dtype;
   j["working"] = report.working;
+  j["table_dtype"] = report.table_dtype;
   j["tolerance"] = report.tolerance;
   j["max_pos"] = report.max_pos;
   j["allow_partial"] = report.allow_partial;
   j["time_budget_s"] = report.time_budget_s;
   j["stderr_budget_bytes"] = report.stderr_budget_bytes;
+  j["layouts"] = report.layouts;
   j["verdict"] = report.nothing_supported ? "NOTHING SUPPORTED" : report.verdict();
   j["exit_status"] = report.exit_status();
   j["checks"] = nlohmann::ordered_json::array();
   for (const auto& r : report.results) {
     // A fatal call has no margin to report (its fraction is infinite): null, which JSON can carry.
     const auto first_failure = std::isfinite(r.first_failure_fraction) ? nlohmann::ordered_json(r.first_failure_fraction) : nlohmann::ordered_json(nullptr);
-    j["checks"].push_back({{"check", r.check}, {"spec", r.spec}, {"result", verdict_name(r.result)}, {"cases", r.cases},
+    j["checks"].push_back({{"check", r.check}, {"spec", r.spec}, {"layout", r.layout.empty() ? "contiguous" : r.layout}, {"result", verdict_name(r.result)}, {"cases", r.cases},
                            {"planned_cases", r.planned}, {"unsupported_calls", r.unsupported},
                            {"never_answered", r.never_answered}, {"declined_ops", r.declined_ops}, {"accepted_partial", r.accepted}, {"worst_ulps", r.worst_ulps}, {"worst_fraction_of_bound", r.worst_fraction},
                            {"first_failure_fraction_of_bound", first_failure}, {"worst", r.worst_where},

@@ -36,7 +36,7 @@ std::string junit_report(const gate_report& report) {
   out += fmt::format("  <properties>\n    <property name=\"max_pos\" value=\"{}\"/>\n    <property name=\"allow_partial\" value=\"{}\"/>\n  </properties>\n",
                      report.max_pos, xml_escaped(fmt::format("{}", fmt::join(report.allow_partial, ","))));
   for (const auto& r : results) {
-    out += fmt::format("  <testcase classname=\"{}\" name=\"{}\">", r.check, xml_escaped(r.spec));
+    out += fmt::format("  <testcase classname=\"{}\" name=\"{}\">", r.check, xml_escaped(r.spec_and_layout()));
     if (failed(r)) {
       const std::string head = r.result == verdict::incomplete ? "INCOMPLETE: " : "";
       out += fmt::format("<failure message=\"{}\">{}\nreproduce: {}</failure>", xml_escaped(head + r.detail.substr(0, r.detail.find('\n'))),

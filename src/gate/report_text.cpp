@@ -10,7 +10,7 @@ namespace pe::gate {
 namespace {
 
 std::string line_of(const check_result& r, const std::string& dtype) {
-  std::string out = fmt::format("{:<11} {:<28} {}", verdict_name(r.result), r.check, r.spec);
+  std::string out = fmt::format("{:<11} {:<28} {}", verdict_name(r.result), r.check, r.spec_and_layout());
   if (r.result == verdict::pass && r.check == "determinism") out += fmt::format("  ({} case{}, bitwise)", r.cases, r.cases == 1 ? "" : "s");
   else if (r.result == verdict::pass && r.law) out += fmt::format("  ({} case{}; worst {:.3g} of its bound)", r.cases, r.cases == 1 ? "" : "s", r.worst_fraction);
   else if (r.result == verdict::pass) {
@@ -30,7 +30,8 @@ std::string line_of(const check_result& r, const std::string& dtype) {
 }  // namespace
 
 std::string text_results(const gate_report& report) {
-  std::string out = fmt::format("gate: {} at {} I/O, {} working, {} tolerance\n", report.implementation, report.dtype, report.working, report.tolerance);
+  std::string out = fmt::format("gate: {} at {} I/O{}, {} working, {} tolerance\n", report.implementation, report.dtype,
+                                report.table_dtype.empty() || report.table_dtype == report.dtype ? "" : fmt::format(" ({} tables)", report.table_dtype), report.working, report.tolerance);
   for (const auto& r : report.results) out += line_of(r, report.dtype) + "\n";
   for (const auto& spec : report.unchecked)
     out += fmt::format("NOTHING     {:<28} {}  (no check passed on a call with a position past 0)\n", "checked", spec);

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "gate/gate_baseline.hpp"
+#include "gate/layouts.hpp"
 #include "gate/tolerance.hpp"
 #include "golden/golden_file.hpp"
 #include "pe/error.hpp"
@@ -20,9 +21,9 @@
 namespace pe::gate {
 namespace {
 
-// Every check on every spec, in report order.
-std::vector<check_result> run_checks(implementation& target, const run_request& q, const std::vector<std::string>& specs,
-                                     const error_model& model, const std::string& reproduce_prefix) {
+// Every check on every spec in one layout, in report order.
+std::vector<check_result> run_checks_in(implementation& target, const run_request& q, const std::vector<std::string>& specs,
+                                        const error_model& model, const std::string& reproduce_prefix) {
   std::vector<check_result> out;
   std::set<std::string> golden_checked;  // a golden file is run once, for the first spec of its scheme
   const auto golden_files = std::make_shared<std::map<std::string, golden::golden_file>>();
@@ -44,6 +45,23 @@ std::vector<check_result> run_checks(implementation& target, const run_request& 
   return out;
 }
 
+// Every check in every layout, a whole pass each: a kernel that reads its input as contiguous
+// memory fails in the others. A run of contiguous inputs alone names no layout.
+std::vector<check_result> run_checks(implementation& target, const run_request& q, const std::vector<std::string>& specs,
+                                     const std::vector<std::string>& layouts, const error_model& model, const std::string& reproduce_prefix) {
+  const bool named = layouts != std::vector<std::string>{"contiguous"};
+  std::vector<check_result> out;
+  for (const auto& layout : layouts) {
+    const auto laid_out = presented_in(target, layout);
+    const std::string prefix = named ? fmt::format("{} --layouts {}", reproduce_prefix, layout) : reproduce_prefix;
+    for (auto& r : run_checks_in(*laid_out, q, specs, model, prefix)) {
+      if (named) r.layout = layout;
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
 // Seconds that `work` takes, wall time.
 template <class Work>
 double timed(Work&& work) {
@@ -60,7 +78,9 @@ gate_report run(const run_request& q) {
   report.dtype = q.dtype;
   report.working = working_precision(io, q.working);
   report.tolerance = q.tolerance;
-  const auto model = error_model::of(io, parse_dtype(report.working), q.tolerance);
+  auto model = error_model::of(io, parse_dtype(report.working), q.tolerance);
+  if (!q.table_dtype.empty()) model.tables = parse_dtype(q.table_dtype);
+  report.table_dtype = std::string(dtype_name(model.tables));
   for (const auto& text : q.specs) report.specs.push_back(parse_spec_any(text).text());
   if (!q.baseline.empty()) read_baseline(q.baseline, gate_baseline_header);  // a bad file stops the run before it starts
   // A golden tree that is not there is an error, never a SKIPPED golden check: the verdict would
@@ -69,18 +89,20 @@ gate_report run(const run_request& q) {
     throw input_error(fmt::format("--golden {}: no MANIFEST.json there, so not a golden tree (--golden-scope none runs without golden values)",
                                   q.golden.empty() ? "''" : q.golden));
   auto impl = open_implementation(q.implementation, "gate");
+  report.layouts = layouts_to_run(q.layouts, *impl);
   const bool isolated = !impl->in_process();
   if (isolated) {
     report.time_budget_s = q.time_budget_s > 0 ? q.time_budget_s
-                                               : default_time_budget_per_case_s * q.cases * static_cast<double>(q.specs.size());
+                                               : default_time_budget_per_case_s * q.cases * static_cast<double>(q.specs.size() * report.layouts.size());
     report.stderr_budget_bytes = q.implementation.stderr_budget_mib << 20;
     impl = within_run_budget(std::move(impl), report.time_budget_s, report.stderr_budget_bytes);
   }
   report.implementation = impl->name();
   const std::string impl_flag = q.implementation.text();
   const std::string reproduce_prefix =
-      fmt::format("pecheck gate {} --dtype {} --working {} --tolerance {}", impl_flag, q.dtype, report.working, q.tolerance);
-  const double seconds = timed([&] { report.results = run_checks(*impl, q, report.specs, model, reproduce_prefix); });
+      fmt::format("pecheck gate {} --dtype {} --working {} --tolerance {}{}", impl_flag, q.dtype, report.working, q.tolerance,
+                  q.table_dtype.empty() ? "" : " --table-dtype " + q.table_dtype);
+  const double seconds = timed([&] { report.results = run_checks(*impl, q, report.specs, report.layouts, model, reproduce_prefix); });
   report.notes = impl->notes();
   report.sandbox = isolated ? sandbox::current() : sandbox::in_process();
   report.max_pos = q.max_pos;
@@ -116,7 +138,7 @@ gate_report run(const run_request& q) {
     // reference in process (no fork, no wire), so the ratio is the implementation's and the
     // isolation's share of the time.
     auto baseline = reference_implementation();
-    const double base = timed([&] { run_checks(*baseline, q, report.specs, model, reproduce_prefix); });
+    const double base = timed([&] { run_checks(*baseline, q, report.specs, report.layouts, model, reproduce_prefix); });
     report.bench = bench_timing{seconds, base};
   }
   return report;

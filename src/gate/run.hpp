@@ -20,6 +20,9 @@ struct run_request {
   // golden: the golden directory (the command line passes the binary's own, cli/golden_location.hpp);
   // a run whose golden_scope is not "none" needs its MANIFEST.json there (input_error otherwise).
   std::string dtype = "f32", working, tolerance = "standard", golden, golden_scope = "scheme";
+  // --table-dtype: the dtype of the tables an op is handed (apply_tables' cos and sin); "" for the
+  // I/O dtype.
+  std::string table_dtype;
   // The positions the implementation is judged on: every draw up to it, golden cases past it left
   // out. The default, 2^40, is the top of every golden file and of --max-pos; pecheck's own
   // reference is exact over all of int64 (eval, audit), and a kernel with a narrower native range
@@ -29,8 +32,11 @@ struct run_request {
   // not fail the run (they still print INCOMPLETE, and the verdict line names the ops).
   std::vector<std::string> allow_partial;
   int cases = 100;
+  // --layouts: the memory layouts the checks run in, each a pass of every check (gate/layouts.hpp);
+  // empty for every layout the implementation offers.
+  std::vector<std::string> layouts;
   // --time-budget: the wall time the implementation's calls may take in all, in seconds; 0 for the
-  // default, default_time_budget_per_case_s x cases x specs.
+  // default, default_time_budget_per_case_s x cases x specs x layouts.
   double time_budget_s = 0;
   std::string baseline;         // --baseline FILE: compare with a saved run ("" for none)
   double baseline_factor = 2;   // --baseline-factor
@@ -47,7 +53,9 @@ struct bench_timing {
 struct gate_report {
   std::string implementation;                  // its name
   std::string dtype, working, tolerance;       // as the run took them
+  std::string table_dtype;                     // the tables' dtype: dtype's unless --table-dtype named another
   std::vector<std::string> specs;              // canonical text
+  std::vector<std::string> layouts;            // the layouts its checks ran in, one pass each
   std::vector<check_result> results;           // per spec: conformance, golden, determinism, the laws
   std::int64_t max_pos = 0;                    // the request's
   double time_budget_s = 0;                    // the budget the run held the implementation to (0: none, in process)

@@ -18,6 +18,7 @@ class budgeted final : public implementation {
   budgeted(std::unique_ptr<implementation> inner, double seconds, std::uint64_t stderr_bytes)
       : inner_(std::move(inner)), seconds_(seconds), stderr_bytes_(stderr_bytes) {}
   std::string name() const override { return inner_->name(); }
+  std::vector<std::string> layouts() const override { return inner_->layouts(); }
   std::vector<std::string> notes() const override {
     auto n = inner_->notes();
     const auto later = [](long count) { return fmt::format("{} later call{} failed without running", count, count == 1 ? "" : "s"); };

@@ -99,12 +99,13 @@ double magnitude_error(const error_model& m, const pair_magnitude& g, int k, std
   return std::expm1(m.angle_coefficient * u_w * exponent) + m.angle_coefficient * u_w;
 }
 
-// rotate's bound added to out (one row per token), for any rotary plan.
-void add_rotation_bounds(const error_model& m, const rotary_plan& plan, const op_inputs& in, std::vector<double>& out) {
-  const auto role = role_of(in);
+// rotate's bound added to out (one row per token) for rows x [T, H, D] at the call's position rows
+// (in.pos, in.pos_axes) turned as `role` (xPos; none for a pure rotation), for any rotary plan.
+void add_rotation_bounds(const error_model& m, const rotary_plan& plan, const tensor<double>& x, const op_inputs& in,
+                         std::optional<rotation_role> role, std::vector<double>& out) {
   require_role(plan.magnitude, role);
   const double factor = std::abs(plan.freq.attention_factor<double>());
-  const std::int64_t tokens = in.x.shape[0], heads = in.x.shape[1], dim = in.x.shape[2], axes = in.pos_axes;
+  const std::int64_t tokens = x.shape[0], heads = x.shape[1], dim = x.shape[2], axes = in.pos_axes;
   const double u_w = dtype_roundoff(m.working), u_io = dtype_roundoff(m.io);
   // A kernel whose I/O dtype is narrower than its arithmetic may keep cos and sin in it (a cache
   // in the model's dtype) and multiply and add in it (PyTorch on bf16 tensors): three roundings.
@@ -133,7 +134,7 @@ void add_rotation_bounds(const error_model& m, const rotary_plan& plan, const op
         // the sum and the attention factor within 4 u_w more, and an attention factor other than
         // 1 computed in a few operations: C u_w (proofs/gate_tolerance.md, step 5).
         const double moved =
-            factor * scale * (std::abs(in.x.data[a]) + std::abs(in.x.data[b])) * (angle + 5 * u_w + factor_error + 3 * u_store + scale_error);
+            factor * scale * (std::abs(x.data[a]) + std::abs(x.data[b])) * (angle + 5 * u_w + factor_error + 3 * u_store + scale_error);
         const double underflow = (2 * factor * scale + 5) * lowest_normal_w + underflow_store;
         out[a] += moved + underflow;
         out[b] += moved + underflow;
@@ -162,7 +163,7 @@ error_model error_model::of(dtype io, dtype working, const std::string& level) {
   // kappa: an iterated kernel's angle of pair i took i products by a rounded theta_scale
   // (pow within one ulp: 2, the product: 1).
   constexpr double iterated_products = 3;
-  error_model m{io, working, direct_angle, iterated_products};
+  error_model m{io, working, io, direct_angle, iterated_products};
   if (level == "strict") m.chain_coefficient = 0;  // direct angles only
   else if (level == "standard") {
   } else if (level == "loose") {
@@ -244,7 +245,7 @@ void inv_freq(const error_model& m, const spec& s, const op_inputs&, const std::
 
 void rotate(const error_model& m, const spec& s, const op_inputs& in, const std::vector<named_tensor<double>>&,
             std::vector<std::vector<double>>& out) {
-  add_rotation_bounds(m, rotation_plan_of(s, call_seq_len(in.pos)), in, out[0]);
+  add_rotation_bounds(m, rotation_plan_of(s, call_seq_len(in.pos)), in.x, in, role_of(in), out[0]);
 }
 
 // rotate's bound on each output: q_out is rotate's y for x = q (xPos: as queries), k_out for x = k
@@ -253,14 +254,10 @@ void rotate(const error_model& m, const spec& s, const op_inputs& in, const std:
 void rotate_qk(const error_model& m, const spec& s, const op_inputs& in, const std::vector<named_tensor<double>>& exact,
                std::vector<std::vector<double>>& out) {
   const rotary_plan plan = rotation_plan_of(s, call_seq_len(in.pos));
-  op_inputs rows;
-  rows.pos = in.pos;
-  rows.pos_axes = in.pos_axes;
   for (std::size_t o = 0; o < exact.size(); ++o) {
     const bool keys = exact[o].name == "k_out";
-    rows.x = keys ? in.k : in.x;
-    if (plan.magnitude) rows.role = keys ? 1 : 0;
-    add_rotation_bounds(m, plan, rows, out[o]);
+    const auto role = plan.magnitude ? std::optional(keys ? rotation_role::key : rotation_role::query) : std::nullopt;
+    add_rotation_bounds(m, plan, keys ? in.k : in.x, in, role, out[o]);
   }
 }
 

@@ -16,6 +16,9 @@ namespace pe::gate {
 struct error_model {
   dtype io = dtype::f32;       // inputs and outputs
   dtype working = dtype::f32;  // the implementation's arithmetic
+  // Tables handed as inputs (apply_tables' cos and sin, op_schema's `table`): the I/O dtype
+  // unless the run asks for another (--table-dtype f32 for a bf16 kernel fed binary32 tables).
+  dtype tables = dtype::f32;
   double angle_coefficient = 7;  // C
   double chain_coefficient = 3;  // kappa, per product of an iterated angle
   // level: strict, standard, loose, or an explicit coefficient C >= 1 ("8"); input_error otherwise.

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gate/implementation.hpp"
+#include "gate/layouts.hpp"
 #include "gate/process.hpp"
 #include "gate/tree_memory.hpp"
 #include "gate/wire_answer.hpp"
@@ -46,10 +47,14 @@ class wire_process final : public implementation {
     if (const auto problem = hello_problem(hello)) throw input_error(fmt::format("--impl-cmd '{}': {}", command_, *problem));
     const json& h = hello.head;
     name_ = h.contains("name") && h["name"].is_string() ? h["name"].get<std::string>() : command_;
+    auto offered = layouts_of_hello(h);
+    if (!offered.problem.empty()) throw input_error(fmt::format("--impl-cmd '{}': {}", command_, offered.problem));
+    layouts_ = std::move(offered.names);
   }
   ~wire_process() override { stop(); }
 
   std::string name() const override { return name_; }
+  std::vector<std::string> layouts() const override { return layouts_; }
 
   call_result run(const std::string& op, const std::string& spec, const std::vector<io_tensor>& inputs,
                   const std::vector<io_tensor>& outputs) override {
@@ -80,8 +85,9 @@ class wire_process final : public implementation {
     json request{{"v", 1}, {"id", ++id_}, {"op", op}, {"spec", spec}, {"inputs", json::array()}, {"outputs", json::array()}};
     std::string payload;
     for (const auto& t : inputs) {
-      request["inputs"].push_back({{"name", t.name}, {"dtype", dtype_name(t.type)}, {"shape", t.shape}, {"offset", payload.size()},
-                                   {"nbytes", t.bytes.size()}});
+      json described{{"name", t.name}, {"dtype", dtype_name(t.type)}, {"shape", t.shape}, {"offset", payload.size()}, {"nbytes", t.bytes.size()}};
+      if (!t.layout.empty()) described["layout"] = t.layout;
+      request["inputs"].push_back(std::move(described));
       payload.append(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size());
     }
     for (const auto& t : outputs) request["outputs"].push_back({{"name", t.name}, {"dtype", dtype_name(t.type)}, {"shape", t.shape}});
@@ -292,6 +298,7 @@ class wire_process final : public implementation {
   }
 
   std::string command_, name_;
+  std::vector<std::string> layouts_;  // what its first hello offered
   int timeout_ms_, start_timeout_ms_;
   std::size_t memory_limit_;
   std::optional<process::child> process_;

@@ -15,7 +15,8 @@ std::int64_t token_count(const op_inputs& in) {
 }
 
 op_inputs token_range(const op_inputs& in, std::int64_t first, std::int64_t count) {
-  // The inputs of encode and rotate; the others (attend's, bias's) stay empty: those ops do not split.
+  // The inputs of encode, rotate and its kin; the others (attend's, bias's) stay empty: those ops do
+  // not split.
   op_inputs out;
   out.pos_axes = in.pos_axes;
   out.role = in.role;
@@ -29,6 +30,12 @@ op_inputs token_range(const op_inputs& in, std::int64_t first, std::int64_t coun
     tensor<double>& to = out.*member;
     to.shape = {count, from.shape.at(1), from.shape.at(2)};
     to.data = rows(from.data, from.shape.at(1) * from.shape.at(2));
+  }
+  for (const auto member : {&op_inputs::cos, &op_inputs::sin}) {  // apply_tables' tables [T, pairs], as audit sweeps them
+    const tensor<double>& from = in.*member;
+    if (from.data.empty()) continue;
+    (out.*member).shape = {count, from.shape.at(1)};
+    (out.*member).data = rows(from.data, from.shape.at(1));
   }
   return out;
 }

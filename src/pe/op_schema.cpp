@@ -34,6 +34,10 @@ tensor_schema value_is(std::string_view dim, tensor_schema t) {
   t.value_is = dim;
   return t;
 }
+tensor_schema table(tensor_schema t) {
+  t.table = true;
+  return t;
+}
 tensor_schema output(std::string_view name, element_kind kind, dims shape) {
   return {.name = name, .role = tensor_role::output, .kind = kind, .shape = {std::move(shape)}};
 }
@@ -119,8 +123,8 @@ std::vector<op_schema> build() {
       // A kernel that only applies cos and sin tables it is handed (ONNX RotaryEmbedding without
       // position ids, flash-attention's varlen form): the spec gives the pairs, the tables the angles.
       {.op = "apply_tables",
-       .tensors = {input("x", k::real, {"T", "H", "D"}, PE_FIELD(x)), input("cos", k::real, {"T", "pairs"}, PE_FIELD(cos)),
-                   input("sin", k::real, {"T", "pairs"}, PE_FIELD(sin)), output("y", k::real, {"T", "H", "D"})},
+       .tensors = {input("x", k::real, {"T", "H", "D"}, PE_FIELD(x)), table(input("cos", k::real, {"T", "pairs"}, PE_FIELD(cos))),
+                   table(input("sin", k::real, {"T", "pairs"}, PE_FIELD(sin))), output("y", k::real, {"T", "H", "D"})},
        .agreements = {{"x", "cos", "token counts"}, {"x", "sin", "token counts"}},
        .needs = needs(plan, "apply_tables", "a rotation_plan"),
        .run = run::apply_tables(),

@@ -46,6 +46,9 @@ struct tensor_schema {
   shape_rule shape;
   scheme_filter schemes = scheme_filter::all;
   bool optional = false;            // an input that may be absent (attend's positions: 0 .. n-1)
+  // A table of the spec's values an implementation is handed (apply_tables' cos and sin): at the
+  // gate in the run's table dtype (--table-dtype), which is the I/O dtype unless asked otherwise.
+  bool table = false;
   std::string_view value_is;        // a scalar input whose value is this dim (heads: H)
   field_locator field = nullptr;    // an input of the call
   spec_constant constant = nullptr; // an input of the spec

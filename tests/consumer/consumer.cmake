@@ -1,4 +1,4 @@
-# C++ consumers: examples/cpp_consumer built against `cmake --install` of this build, found through find_package(pecheck) alone.
+# C++ consumers: examples/cpp_consumer (and the C plugin examples/c_rope_plugin) built against `cmake --install` of this build, found through find_package(pecheck) alone.
 # The example rotates x = (1, 0, 0, 1) at position 3 with rope(dim=4, base=10000): neox pairs
 # (0, 2) at angle 3*1 and (1, 3) at angle 3*10000^(-1/2) = 0.03, so y = (cos 3, -sin 0.03, sin 3, cos 0.03).
 # The expected digits are mpmath's, not pecheck's:
@@ -10,6 +10,7 @@
 # without optimisation. A sanitizer build hands its flags on: an instrumented libpecheck.so links
 # only into an instrumented program.
 string(JOIN " " consumer_flags ${pecheck_sanitizers})
+set(pecheck_binary "$<TARGET_FILE:pecheck>")
 string(CONFIGURE [=[
 set -e
 fail() { echo "$1"; exit 1; }
@@ -27,6 +28,15 @@ echo "$out"
 echo "$out" | sed -n 1p | grep -q '^rope(dim=4, base=10000' || fail 'line 1 is not the spec'
 test "$(echo "$out" | sed -n 2p)" = 'binary64: -0.989992496600445 -0.0299955002024957 0.141120008059867 0.999550033748988' || fail 'binary64 differs from mpmath'
 test "$(echo "$out" | sed -n 3p)" = '256 bits: -0.9899924966004454572715727947312613023936790966155883288140859329283291975131 -0.02999550020249566076852634192626161802319618294771156724504111048549438630621 0.141120008059867222100744802808110279846933264252265584151882641232422009967 0.9995500337489875162721587064666138317803321212572590354251436652860979889969' || fail '256 bits differs from mpmath'
+# A plugin built against the same install: the C ABI's headers under P/include/pecheck, through
+# pecheck::impl_abi, and the gate passes it.
+cmake -S '@PROJECT_SOURCE_DIR@/examples/c_rope_plugin' -B "$d/plugin" -G '@CMAKE_GENERATOR@' -DCMAKE_MAKE_PROGRAM='@CMAKE_MAKE_PROGRAM@' \
+      -DCMAKE_C_COMPILER='@CMAKE_C_COMPILER@' -DCMAKE_CXX_COMPILER='@CMAKE_CXX_COMPILER@' -DCMAKE_C_FLAGS='@consumer_flags@' \
+      -DCMAKE_MODULE_LINKER_FLAGS='@consumer_flags@' -DCMAKE_PREFIX_PATH="$d/prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF > "$d/plugin.log" 2>&1 || { cat "$d/plugin.log"; fail 'configuring the example plugin failed'; }
+test -f "$d/prefix/@CMAKE_INSTALL_INCLUDEDIR@/pecheck/impl.h" && test -f "$d/prefix/@CMAKE_INSTALL_INCLUDEDIR@/pecheck/impl_helpers.h" || fail 'the C ABI headers are not installed'
+cmake --build "$d/plugin" > "$d/plugin_build.log" 2>&1 || { cat "$d/plugin_build.log"; fail 'building the example plugin failed'; }
+! grep -F '@PROJECT_SOURCE_DIR@/src/gate' "$d/plugin/compile_commands.json" "$d/plugin/build.ninja" 2>/dev/null || fail 'the plugin was compiled with the source tree on its include path'
+'@pecheck_binary@' gate --impl "$d/plugin/librope_plugin.so" --spec 'rope(dim=64)' --cases 20 --golden-scope none | grep -q '^gate: PASS' || fail 'the plugin built against the install does not pass'
 ]=] consumer_command @ONLY)
 shell_test(consumer.cpp_example_against_the_installed_tree unit "${consumer_command}")
 

@@ -10,7 +10,7 @@ always returns a JSON-serialisable reply head and bytes, whatever the head holds
 through io.BufferedReader, which (like a pipe's reader) would allocate a read's whole size up front.
 Mutations: byte flips, inserts, deletes, truncation, duplicated frames, and JSON fields replaced by
 values of other types or out of range (payload_bytes 2^62, offsets past the payload, shapes that
-do not match, unknown dtypes), lines with no newline past the line limit (lowered here to 4 KiB so
+do not match, unknown dtypes and layouts), lines with no newline past the line limit (lowered here to 4 KiB so
 that a stream crosses it in microseconds) and JSON nested up to 10^5 deep."""
 import io
 import json
@@ -22,6 +22,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 from pecheck import np_io  # noqa: E402
 from pecheck import wire  # noqa: E402
+from pecheck.layouts import LAYOUTS  # noqa: E402
 from pecheck.wire import WireError, answer, read_frame  # noqa: E402
 
 wire.MAX_LINE_BYTES = 4096
@@ -36,25 +37,25 @@ def frame(head, payload=b""):
 
 
 def valid_stream():
-    """hello, then one rotate request as the gate sends it: x [T, 1, 4] f32 and pos [T] i64."""
+    """hello, then one rotate request as the gate sends it: x [T, 1, 4] f32 in one of the layouts, and pos [T] i64."""
     t = rng.randint(0, 3)
     x = struct.pack(f"<{4 * t}f", *[rng.uniform(-2, 2) for _ in range(4 * t)])
     pos = struct.pack(f"<{t}q", *range(t))
     rotate = {"v": 1, "id": rng.randint(1, 9), "op": "rotate", "spec": "rope(dim=4)",
-              "inputs": [{"name": "x", "dtype": "f32", "shape": [t, 1, 4], "offset": 0, "nbytes": len(x)},
+              "inputs": [{"name": "x", "dtype": "f32", "shape": [t, 1, 4], "offset": 0, "nbytes": len(x), "layout": rng.choice(LAYOUTS)},
                          {"name": "pos", "dtype": "i64", "shape": [t], "offset": len(x), "nbytes": len(pos)}],
               "outputs": [{"name": "y", "dtype": "f32", "shape": [t, 1, 4]}]}
     return [{"v": 1, "op": "hello"}, (rotate, x + pos)]
 
 
-ODD_VALUES = [None, True, -1, 1.5, 2 ** 62, -(2 ** 63), "x", [], {}, [1, -2], "f64", "bf16", "i8", 1e300]
+ODD_VALUES = [None, True, -1, 1.5, 2 ** 62, -(2 ** 63), "x", [], {}, [1, -2], "f64", "bf16", "i8", 1e300, "transposed", "packed_qkv"]
 
 
 def mutate_head(head):
     head = json.loads(json.dumps(head))
     targets = [head] + head.get("inputs", []) + head.get("outputs", [])
     target = rng.choice(targets)
-    key = rng.choice(list(target) + ["payload_bytes", "shape", "offset", "nbytes", "dtype", "inputs", "outputs", "op"])
+    key = rng.choice(list(target) + ["payload_bytes", "shape", "offset", "nbytes", "dtype", "inputs", "outputs", "op", "layout"])
     if rng.random() < 0.2:
         target.pop(key, None)
     else:
@@ -118,7 +119,7 @@ def check(data):
             return
         if head is None:
             return
-        reply, body = answer(implementation, head, payload, np_io.decode, np_io.encode)
+        reply, body = answer(implementation, head, payload, np_io.decode, np_io.encode, np_io)
         json.dumps(reply)
         assert isinstance(body, bytes)
 

@@ -87,6 +87,25 @@ TEST(gate_report_text, the_summary_has_the_bench_line_and_the_verdict) {
   EXPECT_EQ(g.exit_status(), 2);
 }
 
+// A run in layouts: each check's spec followed by its layout in the text, a layout field in the
+// JSON (contiguous where the run named none); the tables' dtype on the first line where it is not
+// the I/O dtype.
+TEST(gate_report_text, a_layout_follows_the_spec_and_other_tables_are_said) {
+  gate_report g = sample();
+  g.table_dtype = "f64";
+  g.layouts = {"contiguous", "transposed"};
+  g.results[0].layout = "transposed";
+  const std::string text = text_results(g);
+  EXPECT_EQ(text.substr(0, text.find('\n', text.find('\n') + 1) + 1),
+            "gate: kernel <\"A&B\"> at f32 I/O (f64 tables), f32 working, standard tolerance\n"
+            "PASS        conformance.rotate           rope(dim=8) [layout transposed]  (1 case; worst 1.5 ulp f32, 0.25 of its bound)\n");
+  const auto j = nlohmann::json::parse(json_report(g));
+  EXPECT_EQ(j["checks"][0]["layout"], "transposed");
+  EXPECT_EQ(j["checks"][1]["layout"], "contiguous");
+  EXPECT_EQ(j["layouts"], nlohmann::json::array({"contiguous", "transposed"}));
+  EXPECT_EQ(j["table_dtype"], "f64");
+}
+
 TEST(gate_report_json, parses_with_one_entry_per_check) {
   const auto j = nlohmann::json::parse(json_report(sample()));
   EXPECT_EQ(j["format"], "pecheck-gate/1");

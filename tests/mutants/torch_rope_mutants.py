@@ -25,3 +25,17 @@ def returns_float32(x, pos, spec):
     """Computed in float32 and never cast back, as HF's GPT-J, whose float32 sin/cos promote the
     products: right at f32, the wrong dtype at bf16 and f16."""
     return hf.rope(x.float(), pos, spec)
+
+
+def writes_its_input(x, pos, spec):
+    """Right values, written into x and returned, as Unsloth's Triton RoPE did (its inputs silently
+    changed under gradient checkpointing): a failure unless the kernel is declared in place."""
+    x.copy_(hf.rope(x, pos, spec))
+    return x
+
+
+def assumes_contiguous(x, pos, spec):
+    """Reads x as row-major [T, H, D] memory from its first element, as a kernel handed x's data
+    pointer and not its strides does: right on contiguous inputs, wrong in every other layout."""
+    tokens, heads, dim = x.shape
+    return hf.rope(x.as_strided(x.shape, (heads * dim, dim, 1)), pos, spec)

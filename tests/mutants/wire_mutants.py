@@ -4,7 +4,7 @@ sign_flipped (a numerical bug), exits (dies mid-call), hangs, garbage (an answer
 frame), wrong_shape (an output of the wrong shape), no_hello (never answers hello), attend_unscaled
 (attention scores not divided by sqrt(D); every other mode answers rotate only), declines_one_token
 (sign flipped, and unsupported on one-token calls: declining some cases must not hide a failure
-on the others)."""
+on the others), unknown_layout (a hello offering a layout the protocol does not name)."""
 import os
 import sys
 import time
@@ -55,6 +55,11 @@ def wrong_shape():
 
 
 if mode == "no_hello":
+    sys.exit(0)
+if mode == "unknown_layout":  # a hello offering a layout the wire protocol does not name
+    _read_frame(sys.stdin.buffer)
+    _write_frame(sys.stdout.buffer, {"v": 1, "status": "ok", "name": "wire mutant unknown_layout", "ops": ["rotate"],
+                                     "layouts": ["contiguous", "diagonal"]})
     sys.exit(0)
 if mode == "wrong_shape":
     wrong_shape()

@@ -27,3 +27,18 @@ def rope_position_0_only(x, pos, spec):
     if pos.any():
         raise pecheck.Unsupported("a position past 0")
     return rope(x, pos, spec)
+
+
+def rope_in_place(x, pos, spec):
+    """Right values, written into x and returned, as an in-place kernel (Unsloth's Triton RoPE) does:
+    a failure unless served with inplace=True."""
+    x[...] = rope(x, pos, spec)
+    return x
+
+
+def rope_assumes_contiguous(x, pos, spec):
+    """Reads x as row-major [T, H, D] memory from its first element, as a C kernel handed x's data
+    pointer alone does: right for contiguous inputs, wrong for every other layout."""
+    import numpy as np
+    strides = (x.shape[1] * x.shape[2] * x.itemsize, x.shape[2] * x.itemsize, x.itemsize)
+    return rope(np.lib.stride_tricks.as_strided(x, shape=x.shape, strides=strides).copy(), pos, spec)

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+import pecheck
 import rope_functions
 from pecheck import GateError, TargetError, gate
 from pecheck.pytest_plugin import Fixture
@@ -51,7 +52,8 @@ def test_the_binary_is_found_on_path_and_given_every_option(monkeypatch, tmp_pat
     assert (result.passed, result.report, result.failures) == (True, REPORT, [])
     argv = json.load(open(tmp_path / "argv.json"))
     impl = argv[2]
-    assert argv[:2] == ["gate", "--impl-cmd"] and argv[3:-1] == ["--dtype", "f16", "--spec", "rope(dim=2)", "--spec", "rope(dim=4)", "--cases", "7",
+    assert argv[:2] == ["gate", "--impl-cmd"] and argv[3:-1] == ["--dtype", "f16", "--layouts", "contiguous,padded_heads,transposed,packed_qkv",
+                                                                 "--spec", "rope(dim=2)", "--spec", "rope(dim=4)", "--cases", "7",
                                                                  "--seed", "3", "--golden", "g", "--tolerance", "loose", "--json"]
     assert shlex.split(impl) == [sys.executable, "-m", "pecheck", "--path", HERE, "rope_functions:rope"]
 
@@ -68,12 +70,15 @@ def test_what_cannot_run_is_refused_before_the_gate(monkeypatch):
         gate(rope_functions.rope, spec="rope(dim=2)", dtype="bf16")
     with pytest.raises(TargetError, match="is a lambda"):
         gate(lambda x, pos, spec: x, spec="rope(dim=2)")
+    with pytest.raises(ValueError, match=r"layouts are some of .*, not \['diagonal'\]"):
+        gate(rope_functions.rope, spec="rope(dim=2)", layouts=["contiguous", "diagonal"])
 
 
-def real_gate(fn, spec="rope(dim=32)", **options):
-    """The gate of this build (PECHECK, set by ctest) on fn, without golden files: seconds, not minutes."""
+def real_gate(fn, spec="rope(dim=32)", layouts=("contiguous",), **options):
+    """The gate of this build (PECHECK, set by ctest) on fn, without golden files and in one layout
+    unless asked for more: seconds, not minutes."""
     assert os.path.isfile(os.environ.get("PECHECK", "")), "PECHECK must name the pecheck binary under test"
-    return gate(fn, spec=spec, args=["--golden-scope", "none"], **options)
+    return gate(fn, spec=spec, args=["--golden-scope", "none"], layouts=layouts, **options)
 
 
 def verdicts(result):
@@ -96,6 +101,36 @@ def test_a_wrong_rope_fails_with_its_counterexample_and_a_reproduce_line_that_re
     assert "FAIL conformance.rotate  rope(dim=32, " in text and "    reproduce: " + rotate["reproduce"] in text
     again = subprocess.run(os.environ["PECHECK"] + rotate["reproduce"][len("pecheck"):] + " --golden-scope none", shell=True, capture_output=True, text=True)
     assert again.returncode == 1 and any(line.startswith("FAIL        conformance.rotate") for line in again.stdout.splitlines()), again
+
+
+def test_every_layout_is_a_pass_of_every_check():
+    result = real_gate(rope_functions.rope, cases=10, layouts=pecheck.LAYOUTS)
+    assert result.passed and result.report["layouts"] == list(pecheck.LAYOUTS)
+    rotate = [c["layout"] for c in result.checks if c["check"] == "conformance.rotate"]
+    assert rotate == list(pecheck.LAYOUTS) and all(c["result"] == "PASS" for c in result.checks if c["check"] == "conformance.rotate")
+    assert "[layout transposed]" in result.output
+
+
+def test_a_kernel_that_reads_its_input_as_contiguous_fails_in_every_other_layout():
+    result = real_gate(rope_functions.rope_assumes_contiguous, cases=10, layouts=pecheck.LAYOUTS)
+    rotate = {c["layout"]: c["result"] for c in result.checks if c["check"] == "conformance.rotate"}
+    assert rotate == {"contiguous": "PASS", "padded_heads": "FAIL", "transposed": "FAIL", "packed_qkv": "FAIL"}, rotate
+    failing = next(c for c in result.failures if c["layout"] == "transposed")
+    assert "--layouts transposed" in failing["reproduce"] and "FAIL conformance.rotate  rope(dim=32, " in result.failure_text()
+    assert "[layout transposed]" in result.failure_text()
+
+
+def test_a_kernel_that_writes_its_input_fails_unless_declared_in_place():
+    result = real_gate(rope_functions.rope_in_place, cases=10)
+    detail = next(c["detail"] for c in result.failures if c["check"] == "conformance.rotate")
+    assert detail.startswith("error: wrote into its input x: x["), detail
+    assert "inplace=True" in detail
+    declared = real_gate(rope_functions.rope_in_place, cases=10, layouts=pecheck.LAYOUTS, inplace=True)
+    assert declared.passed, declared.failure_text()
+    assert declared.report["implementation"].endswith(", in place)")
+    # In place, the output is read from x: a kernel that writes nothing there fails.
+    nothing = real_gate(rope_functions.rope, cases=10, inplace=True)
+    assert "conformance.rotate" in [c["check"] for c in nothing.failures]
 
 
 def test_declining_every_position_past_0_is_incomplete_not_a_pass():

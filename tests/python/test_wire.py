@@ -6,7 +6,9 @@ import types
 
 import pytest
 
-from pecheck import Unsupported, WireError, read_frame, serve
+import numpy as np
+from pecheck import LAYOUTS, Unsupported, WireError, np_io, read_frame, serve
+from pecheck.layouts import Presented
 
 
 def frame(head, payload=b""):
@@ -108,3 +110,39 @@ def test_deep_json_ends_serve_with_one_line(monkeypatch, capsys):
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("pecheck.serve: the request line is not JSON (RecursionError")
+
+
+@pytest.mark.parametrize("layout", LAYOUTS[1:])
+def test_each_layout_hands_the_values_in_other_memory_and_names_a_write(layout):
+    value = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    x = Presented("x", value.copy(), layout, np_io)
+    assert np.array_equal(x.view, value) and not x.view.flags.c_contiguous and x.change(np_io, view_may_change=False) is None
+    x.view[1, 2, 3] = -1
+    assert x.change(np_io, view_may_change=False) == (f"wrote into its input x (layout {layout}): x[1, 2, 3] was 23.0, is now -1.0 "
+                                                      "(a kernel that works in place is served with inplace=True, python -m pecheck --inplace: "
+                                                      "its output is then read from its input)")
+    assert x.change(np_io, view_may_change=True) is None  # an in-place kernel's output
+    if layout != "transposed":  # the others have memory around the view, holding NaN
+        x.buffer[-1, -1, -1] = 0
+        assert x.change(np_io, view_may_change=True).startswith(f"wrote into the memory around its input x (layout {layout}): element [1, ")
+
+
+def test_a_request_in_a_layout_is_served_and_a_written_input_is_an_error(monkeypatch):
+    def in_place(op, spec, inputs):
+        inputs["x"] *= 2
+        return {"y": inputs["x"]}
+
+    def seen(op, spec, inputs):
+        assert inputs["x"].strides == (4, 8, 4)  # x [T, H, D] = [2, 1, 1] over a row-major [H, T, D] buffer
+        return doubler(op, spec, inputs)
+
+    x = struct.pack("<2f", 1.0, -2.5)
+    head = {"v": 1, "id": 1, "op": "rotate", "spec": "rope(dim=2)", "outputs": [{"name": "y", "dtype": "f32", "shape": [2, 1, 1]}],
+            "inputs": [{"name": "x", "dtype": "f32", "shape": [2, 1, 1], "offset": 0, "nbytes": 8, "layout": "transposed"}]}
+    (ok, y), = run_serve(monkeypatch, seen, frame(head, x))
+    assert ok["status"] == "ok" and y == struct.pack("<2f", 2.0, -5.0)
+    (error, _), = run_serve(monkeypatch, in_place, request(1))
+    assert (error["status"], error["message"][:38]) == ("error", "wrote into its input x: x[0] was 1.0, ")
+    head["inputs"][0]["layout"] = "diagonal"
+    (error, _), = run_serve(monkeypatch, doubler, frame(head, x))
+    assert (error["status"], error["message"]) == ("error", "ValueError: input x: layout 'diagonal' is none of contiguous, padded_heads, transposed, packed_qkv")
