@@ -46,7 +46,6 @@ struct swept_op {
   bool takes_x = false;               // rotate: x [T, H, D], a row per head
   std::int64_t axes = 1, width = 0;
   std::vector<std::int64_t> band_of;  // per index of the last axis
-  std::int64_t rows = 1;              // rows of width values a position gives, its outputs' together (rows_per_position)
 };
 
 // Up to eight bands of consecutive units (pairs or components).
@@ -55,8 +54,10 @@ constexpr std::int64_t max_bands = 8;
 // The ops of s that a sweep can run: those with a sweep call (gate_ops.hpp).
 std::vector<std::string> sweepable_ops(const spec& s) {
   std::vector<std::string> out;
-  for (const auto& op : s.info().ops)
-    if (find_op_schema(op) && !find_op_schema(op)->reference_only && gate::gate_op_of(op).sweep) out.push_back(op);
+  for (const auto& op : s.info().ops) {
+    const op_schema* schema = find_op_schema(op);  // reference-only ops have no gate entry
+    if (schema && !schema->reference_only && gate::gate_op_of(op).sweep) out.push_back(op);
+  }
   return out;
 }
 
@@ -111,7 +112,7 @@ std::int64_t rows_per_position(const spec& s, const swept_op& w, std::int64_t he
   in.pos.assign(static_cast<std::size_t>(w.axes), 0);
   tensor<double> rows;
   if (w.takes_x) rows = tensor<double>({1, heads, w.width});
-  gate::gate_op_of(w.op).sweep(s, in, rows);
+  gate::gate_op_of(w.op).sweep(s, in, std::move(rows), gate::dtype::f64);
   std::int64_t elements = 0;
   for (const auto& t : gate::output_templates(w.op, s, in, gate::dtype::f64)) elements += t.elements();
   return elements / w.width;
@@ -152,8 +153,7 @@ class sweeper {
       rows = tensor<double>({tokens, q_.heads, w_.width});
       for (std::int64_t t = 0; t < tokens; ++t) std::copy(row_.begin(), row_.end(), rows.data.begin() + t * static_cast<std::int64_t>(row_.size()));
     }
-    gate::gate_op_of(w_.op).sweep(s_, in, rows);
-    in = gate::rounded_inputs(w_.op, s_, std::move(in), model_.io, model_.tables);  // tables to their dtype; the rows are already
+    gate::gate_op_of(w_.op).sweep(s_, in, std::move(rows), model_.tables);
     const auto inputs = gate::io_inputs(w_.op, s_, in, model_.io, model_.tables);
     const auto templates = gate::output_templates(w_.op, s_, in, model_.io);
     const std::string text = s_.text();
@@ -324,12 +324,12 @@ checked_request check_request(const audit_request& q) {
   setup.op = q.op;
   swept_op op = swept_op_of(s, setup);
   if (!op.takes_x) setup.heads = 1;  // no x: one row per position
-  op.rows = rows_per_position(s, op, setup.heads);
+  const std::int64_t rows = rows_per_position(s, op, setup.heads);
   // A call's tensors are held several times over in binary64: 2^27 elements (1 GiB each) at most.
-  const auto per_call = static_cast<double>(q.tokens_per_call) * static_cast<double>(op.rows) * static_cast<double>(op.width);
+  const auto per_call = static_cast<double>(q.tokens_per_call) * static_cast<double>(rows) * static_cast<double>(op.width);
   if (per_call > 0x1p27) {
     throw input_error(fmt::format("--tokens-per-call {} x {} row(s) x {} values = {:.0f} elements per call, more than 2^27: give fewer tokens per call",
-                                  q.tokens_per_call, op.rows, op.width, per_call));
+                                  q.tokens_per_call, rows, op.width, per_call));
   }
   return {s, model, set, part, std::move(setup), std::move(op)};
 }

@@ -62,6 +62,13 @@ void put_edge_values(const spec& s, op_inputs& in, dtype io) {
 // in.pos keeps the positions they came from, for the coverage classes (a table of large angles is
 // its own class).
 void put_tables(const spec& s, op_inputs& in) { std::tie(in.cos, in.sin) = angle_tables(s, in); }
+// put_tables, each value then rounded to d: the tables as the kernel sees them, for diagnose's and
+// audit's calls, whose variants, bounds and reference are computed on those very values.
+void put_rounded_tables(const spec& s, op_inputs& in, dtype d) {
+  put_tables(s, in);
+  for (auto* t : {&in.cos, &in.sin})
+    for (auto& v : t->data) v = round_to_format(v, dtype_format(d));
+}
 
 // 1 to 8 tokens, the first draw of every op's case.
 std::int64_t draw_tokens() { return *rc::gen::inRange<std::int64_t>(1, 9); }
@@ -265,11 +272,7 @@ op_inputs rotate_qk(const spec& s, const std::vector<std::int64_t>& pos, std::mt
 
 op_inputs apply_tables(const spec& s, const std::vector<std::int64_t>& pos, std::mt19937_64& draw, dtype io, std::int64_t reach) {
   op_inputs in = rotate(s, pos, draw, io, reach);
-  draws::put_tables(s, in);
-  // Rounded as the implementation receives them, as the probe's x is: the variants and bounds
-  // are computed on the tables the kernel saw.
-  for (auto* t : {&in.cos, &in.sin})
-    for (auto& v : t->data) v = round_to_format(v, dtype_format(io));
+  draws::put_rounded_tables(s, in, io);  // in the I/O dtype, as the probe's x is
   return in;
 }
 
@@ -292,30 +295,30 @@ op_inputs bias(const spec&, const std::vector<std::int64_t>& pos, std::mt19937_6
 
 namespace pe::gate::sweeps {
 
-void positions(const spec&, op_inputs&, const tensor<double>&) {}
+void positions(const spec&, op_inputs&, tensor<double>, dtype) {}
 
 // The rows as x (dy, for the backward pass); xPos turns them as queries.
-void rotate(const spec& s, op_inputs& in, const tensor<double>& rows) {
-  in.x = rows;
+void rotate(const spec& s, op_inputs& in, tensor<double> rows, dtype) {
+  in.x = std::move(rows);
   if (rotation_plan_of(s, std::nullopt).magnitude) in.role = 0;
 }
 
 // q the rows, k their first half of the heads (grouped-query attention: two query heads a key
 // head; all of them where the head count is odd).
-void rotate_qk(const spec&, op_inputs& in, const tensor<double>& rows) {
-  in.x = rows;
+void rotate_qk(const spec&, op_inputs& in, tensor<double> rows, dtype) {
   const std::int64_t tokens = rows.shape.at(0), heads = rows.shape.at(1), dim = rows.shape.at(2);
   const std::int64_t key_heads = heads % 2 == 0 ? heads / 2 : heads;
   in.k = tensor<double>({tokens, key_heads, dim});
   for (std::int64_t t = 0; t < tokens; ++t)
     std::copy_n(rows.data.begin() + t * heads * dim, key_heads * dim, in.k.data.begin() + t * key_heads * dim);
+  in.x = std::move(rows);
 }
 
-// The rows as x, and the exact tables of the positions' angles (the sweep rounds them to the
-// table dtype, as the gate hands them).
-void apply_tables(const spec& s, op_inputs& in, const tensor<double>& rows) {
-  in.x = rows;
-  draws::put_tables(s, in);
+// The rows as x, and the exact tables of the positions' angles rounded to the table dtype, as
+// the gate hands them.
+void apply_tables(const spec& s, op_inputs& in, tensor<double> rows, dtype tables) {
+  in.x = std::move(rows);
+  draws::put_rounded_tables(s, in, tables);
 }
 
 }  // namespace pe::gate::sweeps

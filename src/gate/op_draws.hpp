@@ -28,11 +28,13 @@ draws::probe_signature positions /* encode, scale */, rotate, rotate_qk, apply_t
 }  // namespace pe::gate::probes
 
 // audit's calls of each op it sweeps (the `sweep` of its gate descriptor): `in` holds the call's
-// positions; `rows` [T, H, D] is the one pseudo-random row of the audit at every token (empty for
-// an op without x), which the op's [T, H, D] inputs take.
+// positions; `rows` [T, H, D] is the one pseudo-random row of the audit at every token, already in
+// the I/O dtype (empty for an op without x), which the op's [T, H, D] inputs take; tables the op
+// computes from the positions are rounded to `tables`. The inputs are then as the implementation
+// sees them, so the reference runs on them as they are.
 namespace pe::gate::sweeps {
 
-using sweep_signature = void(const spec& s, op_inputs& in, const tensor<double>& rows);
+using sweep_signature = void(const spec& s, op_inputs& in, tensor<double> rows, dtype tables);
 sweep_signature positions /* encode: the positions alone */, rotate /* and rotate_grad's dy */, rotate_qk, apply_tables;
 
 }  // namespace pe::gate::sweeps

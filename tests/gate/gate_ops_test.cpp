@@ -79,7 +79,7 @@ TEST(gate_ops, a_swept_call_splits_by_token) {
     in.pos = {3, 100, 7};
     pe::tensor<double> rows({3, 2, 8});
     for (std::size_t e = 0; e < rows.data.size(); ++e) rows.data[e] = std::ldexp(static_cast<double>(e % 7) - 3, -2);
-    g.sweep(*s, in, rows);
+    g.sweep(*s, in, rows, pe::gate::dtype::f64);
     const auto whole = pe::run_op<double>(g.op, *s, in);
     for (std::int64_t t = 0; t < 3; ++t) {
       const auto part = pe::run_op_tokens<double>(g.op, *s, pe::token_range(in, t, 1), pe::call_seq_len(in.pos));
