@@ -336,6 +336,16 @@ void add_length_variants(const spec& s, const std::string& op, std::vector<varia
   }
 }
 
+// An input transform: the inputs `fields` rounded to format f (the rest as given).
+std::function<op_inputs(const op_inputs&)> rounding(const float_format& f, std::vector<tensor<double> op_inputs::*> fields) {
+  return [&f, fields](const op_inputs& in) {
+    op_inputs o = in;
+    for (const auto field : fields)
+      for (auto& v : (o.*field).data) v = round_to_format(v, f);
+    return o;
+  };
+}
+
 // x and the role read another way.
 void add_input_variants(const spec& s, const std::string& op, std::vector<variant>& out) {
   if (!takes_x_rows(op, s)) return;
@@ -349,6 +359,21 @@ void add_input_variants(const spec& s, const std::string& op, std::vector<varian
     return o;
   };
   out.push_back(std::move(head0));
+  // The vectors read narrower than the I/O dtype (an f16 K cache under f32 compute): as asked
+  // where the I/O dtype is that format already, so the diagnosis never prefers it there.
+  for (const auto* f : {&binary16, &bfloat16}) {
+    variant narrow = of_transform(fmt::format("x in {}", f->name), s, fmt::format("reading x (q and k) rounded to {}", f->name));
+    narrow.inputs = rounding(*f, {&op_inputs::x, &op_inputs::k});
+    // The whole turn in a tensor of that format (ggml's rope on an f16 cache): y stored narrow too.
+    variant in_format = of_transform(fmt::format("x and y in {}", f->name), s,
+                                     fmt::format("turning x (q and k) in {} tensors: read and stored at {}", f->name, f->name));
+    in_format.inputs = narrow.inputs;
+    in_format.outputs = [f](const op_inputs&, tensor<double>& y) {
+      for (auto& v : y.data) v = round_to_format(v, *f);
+    };
+    out.push_back(std::move(narrow));
+    out.push_back(std::move(in_format));
+  }
   if (rotates_by_role(s)) {
     variant swapped = of_transform("roles swapped", s, "scaling queries as keys and keys as queries");
     swapped.inputs = [](const op_inputs& in) {
@@ -483,6 +508,29 @@ void add_table_variants(const spec& s, const std::string& op, std::vector<varian
     return y;
   };
   out.push_back(std::move(sin_twice));
+  // The tables read at another row (position ids off by one into a cache: token t reads row t + 1,
+  // the last row kept; or row t - 1, the first kept), and read narrower than handed (a cache
+  // exported at half precision).
+  for (const int shift : {1, -1}) {
+    variant moved = of_transform(fmt::format("tables a row {}", shift > 0 ? "late" : "early"), s,
+                                 fmt::format("reading each token's tables from the {} token's row", shift > 0 ? "next" : "previous"));
+    moved.inputs = [shift](const op_inputs& in) {
+      op_inputs o = in;
+      const std::int64_t tokens = in.cos.shape.at(0), width = in.cos.shape.at(1);
+      for (std::int64_t t = 0; t < tokens; ++t) {
+        const std::int64_t row = std::clamp<std::int64_t>(t + shift, 0, tokens - 1);
+        std::copy_n(in.cos.data.begin() + row * width, width, o.cos.data.begin() + t * width);
+        std::copy_n(in.sin.data.begin() + row * width, width, o.sin.data.begin() + t * width);
+      }
+      return o;
+    };
+    out.push_back(std::move(moved));
+  }
+  for (const auto* f : {&binary16, &bfloat16}) {
+    variant narrow = of_transform(fmt::format("tables in {}", f->name), s, fmt::format("reading cos and sin rounded to {}", f->name));
+    narrow.inputs = rounding(*f, {&op_inputs::cos, &op_inputs::sin});
+    out.push_back(std::move(narrow));
+  }
 }
 
 // rotate_qk's queries and keys (q held in x, k in k) wired wrong, as fused kernels have shipped

@@ -73,6 +73,13 @@ baseline_verdict compare_gate_baseline(const gate_report& report, const std::str
       continue;
     }
     const std::string now(verdict_name(it->second->result));
+    // A check the baseline did not judge (UNSUPPORTED, INCOMPLETE, ...) has no measured worst: its 0
+    // is no value to grow from. Judged now, it is newly checked (a FAIL fails the run by itself).
+    const auto judged = [](const std::string& verdict) { return verdict == "PASS" || verdict == "FAIL"; };
+    if (!judged(before.verdict)) {
+      if (judged(now)) v.improvement(fmt::format("{}: {} -> {}, newly checked", label, before.verdict, now));
+      continue;
+    }
     if (before.verdict == "PASS" && now != "PASS") v.regression(fmt::format("{}: PASS -> {}", label, now));
     else if (gate::grew_past(before.fraction, it->second->worst_fraction, factor, floor_fraction)) {
       v.regression(fmt::format("{}: worst {} -> {} of its bound", label, baseline_number(before.fraction), baseline_number(it->second->worst_fraction)));

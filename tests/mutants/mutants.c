@@ -72,8 +72,13 @@ enum {
   QK_K_WITH_Q_HEADS = 48,       /* rotate_qk reading k with q's head count: k's row (t, h) at (t Hq + h) D, 0 past k's buffer
                                  * (ColossalAI's k_head_num = q.shape[1], PR #6444) */
   QK_GQA_OFF_BY_ONE = 49,       /* rotate_qk's GQA head mapping off by one: k_out[t][h] is k[t][(h + 1) % Hk] turned */
-  MROPE_NEOX_HARDCODED = 50     /* M-RoPE turning NeoX pairs (j, j + D/2) whatever the layout: GPT-J-style models (GLM-4.1V,
+  MROPE_NEOX_HARDCODED = 50,    /* M-RoPE turning NeoX pairs (j, j + D/2) whatever the layout: GPT-J-style models (GLM-4.1V,
                                  * GLM-OCR) get the wrong pairs (vLLM's _triton_mrope_forward, issue #49290, PR #49323) */
+  X_IN_F16 = 51,                /* x read at f16 although the I/O is f32: an activation stored in a half-precision cache before the
+                                 * turn (an f16 K cache under f32 compute) */
+  TABLES_A_ROW_LATE = 52,       /* apply_tables reading token t's tables from row t + 1 (position ids counted from 1 into a cache
+                                 * whose last row is repeated) */
+  TABLES_IN_F16 = 53            /* apply_tables rounding f32 tables to f16 before the turn (a cache exported at half precision) */
 };
 
 int32_t pe_impl_abi_version(void) { return PE_IMPL_ABI_VERSION; }
@@ -203,6 +208,7 @@ static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
     return PE_UNSUPPORTED;
   }
   float in_trig = factor, on_output = 1.0f; /* HF multiplies cos and sin by the factor */
+  float *rounded_row = MUTANT == X_IN_F16 ? malloc(sizeof(float) * (size_t)dim) : NULL;
   if (MUTANT == YARN_MAGNITUDE_TWICE) on_output = factor;
   if (MUTANT == YARN_MAGNITUDE_MISSING) in_trig = 1.0f;
   for (int64_t t = 0; t < tokens; ++t) {
@@ -219,6 +225,10 @@ static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
     for (int64_t h = 0; h < heads; ++h) {
       const float *xv = xs + (t * heads + (MUTANT == HEAD_STRIDE ? 0 : h)) * dim;
       float *yv = ys + (t * heads + h) * dim;
+      if (MUTANT == X_IN_F16) {
+        for (long d = 0; d < dim; ++d) rounded_row[d] = round_bits(xv[d], 11);
+        xv = rounded_row;
+      }
       if (MUTANT == HEADS_PAST_8_UNROTATED && h >= 8) {
         for (long d = 0; d < dim; ++d) yv[d] = xv[d];
         continue;
@@ -256,6 +266,7 @@ static int32_t rotate(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
     }
   }
   free(inv_freq);
+  free(rounded_row);
   if (MUTANT == WRITE_PAST_END) ys[tokens * heads * dim] = 1.0f;
   return PE_OK;
 }
@@ -273,9 +284,11 @@ static int32_t tables(const char *spec, const pe_tensor *in, int32_t n_in, pe_te
     for (int64_t h = 0; h < heads; ++h) {
       const float *xv = xs + (t * heads + h) * r.dim;
       float *yv = ys + (t * heads + h) * r.dim;
-      const int64_t row = MUTANT == TABLES_BY_HEAD ? h % tokens : t;
+      int64_t row = MUTANT == TABLES_BY_HEAD ? h % tokens : t;
+      if (MUTANT == TABLES_A_ROW_LATE && row + 1 < tokens) row += 1;
       for (long i = 0; i < pairs; ++i) {
-        const float c = cs[row * pairs + i], s = ss[row * pairs + i];
+        float c = cs[row * pairs + i], s = ss[row * pairs + i];
+        if (MUTANT == TABLES_IN_F16) c = round_bits(c, 11), s = round_bits(s, 11);
         const long a = neox ? i : 2 * i, b = neox ? i + pairs : 2 * i + 1;
         yv[a] = xv[a] * (MUTANT == TABLES_SIN_BOTH_HALVES ? s : c) - xv[b] * s;
         yv[b] = xv[b] * c + xv[a] * s;

@@ -1,0 +1,1 @@
+"""scripts/engines' parts: the pinned packages, the plan, the runs and the report."""
