@@ -28,11 +28,6 @@ std::vector<std::string> ops_for(const spec& s) {
   return out;
 }
 
-std::string main_op(const spec& s) {
-  const auto ops = ops_for(s);
-  return ops.empty() ? "" : ops.front();
-}
-
 outcome run_case(implementation& impl, const std::string& op, const spec& s, const op_inputs& drawn, const error_model& m) {
   outcome r;
   const op_inputs in = rounded_inputs(op, s, drawn, m.io, m.tables);

@@ -15,8 +15,6 @@ namespace pe::gate {
 // the reference-only ones (matrix, the laws' view of rotate) and those its descriptor names as
 // gate gaps, with the leading op (rotate) ahead of the rest.
 std::vector<std::string> ops_for(const spec& s);
-// The leading op of s ("" for none): the one determinism repeats.
-std::string main_op(const spec& s);
 
 // One case's outcome.
 struct outcome {

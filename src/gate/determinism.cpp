@@ -1,4 +1,4 @@
-// determinism (see checks.hpp): the leading op's cases, each called twice, the outputs compared bit for bit.
+// determinism (see checks.hpp): the leading op's cases (or the first op answered), each called twice, the outputs compared bit for bit.
 #include <fmt/format.h>
 
 #include "gate/call_policy.hpp"
@@ -12,16 +12,12 @@
 
 namespace pe::gate {
 
-check_result check_determinism(implementation& impl, const gate_options& o) {
+namespace {
+
+// The check on one op: its cases, each called twice.
+check_result determinism_on(implementation& impl, const gate_options& o, const spec& s, const std::string& op) {
   check_result r{"determinism", o.spec};
-  const spec s = parse_spec(o.spec);
-  const std::string op = main_op(s);
   r.reproduce = fmt::format("{} --spec {} --seed {}", o.reproduce_prefix, props::shell_quote(o.spec), o.seed);
-  if (op.empty()) {
-    r.result = verdict::skipped;
-    r.detail = "no op to repeat";
-    return r;
-  }
   int answered = 0;       // cases answered ok twice, and compared
   std::string failure;    // the first call that failed (not unsupported): a case not answered is no pass
   constexpr int cases = 10;
@@ -78,6 +74,30 @@ check_result check_determinism(implementation& impl, const gate_options& o) {
   }
   hold_to_coverage(r);
   return r;
+}
+
+}  // namespace
+
+// The leading op's cases; where the implementation declines every one of them, the next op it
+// answers (a kernel handed its tables serves apply_tables alone).
+check_result check_determinism(implementation& impl, const gate_options& o) {
+  const spec s = parse_spec(o.spec);
+  const auto ops = ops_for(s);
+  if (ops.empty()) {
+    check_result r{"determinism", o.spec};
+    r.result = verdict::skipped;
+    r.detail = "no op to repeat";
+    return r;
+  }
+  check_result first = determinism_on(impl, o, s, ops.front());
+  if (first.result != verdict::unsupported) return first;
+  for (std::size_t k = 1; k < ops.size(); ++k) {
+    check_result r = determinism_on(impl, o, s, ops[k]);
+    if (r.result == verdict::unsupported) continue;
+    r.detail = fmt::format("on {}: {} was declined{}{}", ops[k], ops.front(), r.detail.empty() ? "" : "; ", r.detail);
+    return r;
+  }
+  return first;
 }
 
 }  // namespace pe::gate
