@@ -55,7 +55,6 @@ class GateResult:
     checks: int             # checks judged (PASS or FAIL)
     failed: list            # "check: worst" for each FAIL
     baseline: str           # the baseline comparison's line, or ""
-    reproduce: str
 
 
 def gate(pecheck, adapter, spec, dtype, max_pos, work, golden_scope="spec", save_baseline=None, baseline=None):
@@ -71,7 +70,7 @@ def gate(pecheck, adapter, spec, dtype, max_pos, work, golden_scope="spec", save
     failed = [f"{c['check']}: {c['worst']}" for c in judged if c["result"] == "FAIL"]
     baseline_line = next((line for line in output.splitlines() if line.startswith("baseline ")), "")
     return GateResult(report["implementation"], report["verdict"], max((c["worst_fraction_of_bound"] for c in judged), default=0.0), len(judged),
-                      failed, baseline_line, shlex.join(command))
+                      failed, baseline_line)
 
 
 @dataclasses.dataclass

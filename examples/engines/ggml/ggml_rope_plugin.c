@@ -235,7 +235,7 @@ static int32_t map_spec(const char *spec, int64_t dim, int64_t seq_len, rope_arg
   if (strcmp(kind, "llama3") == 0 || strcmp(kind, "longrope") == 0) {
     a->freq_factors = malloc(sizeof(float) * (size_t)(rotary / 2));
     if (!a->freq_factors) return PE_ERROR;
-    if (kind[0] == 'l' && kind[1] == 'l') {
+    if (strcmp(kind, "llama3") == 0) {
       llama3_factors(spec, base, rotary, a->freq_factors);
       return PE_OK;
     }
