@@ -13,7 +13,7 @@ template <class T>
 struct four_term_expansion {
   static measure run(const backend<T>& b, const spec& s) {
     using std::sqrt;
-    const auto tokens = *rc::gen::inRange<std::int64_t>(1, 6);
+    const auto tokens = *rc::gen::inRange<std::int64_t>(1, 6).as("tokens");
     const auto in = draw_attend(s, tokens, false);
     std::vector<std::int64_t> pos(static_cast<size_t>(tokens));
     for (std::int64_t t = 0; t < tokens; ++t) pos[static_cast<size_t>(t)] = t;
@@ -94,7 +94,7 @@ struct four_term_expansion {
 template <class T>
 struct integer_unbounded_norm {
   static measure run(const backend<T>& b, const spec& s) {
-    const auto p = *gen_position();
+    const auto p = *gen_position().as("p");
     RC_CLASSIFY(p >= (std::int64_t{1} << 24), "p>=2^24");
     const auto pe = encoded(b, s, {p});
     const std::int64_t dim = s.integer("dim");
@@ -116,9 +116,9 @@ template <class T>
 struct normalized_length_dependence {
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t n = s.integer("length");
-    const auto m = *rc::gen::inRange<std::int64_t>(2, std::int64_t{1} << 40);
+    const auto m = *rc::gen::inRange<std::int64_t>(2, std::int64_t{1} << 40).as("m");
     RC_PRE(m != n);
-    const auto p = *rc::gen::inRange<std::int64_t>(1, std::min(n, m));
+    const auto p = *rc::gen::inRange<std::int64_t>(1, std::min(n, m)).as("p");
     const spec other = parse_spec(fmt::format("normalized(dim={}, length={})", s.integer("dim"), m));
     const auto here = encoded(b, s, {p, n - 1}), there = encoded(b, other, {p});
     const double u = unit_roundoff<T>();
@@ -142,7 +142,7 @@ struct binary_jumpiness {
     // Weighted to the largest jump: p = 2^(dim-1) - 1 flips all dim bits (for dim <= 40).
     const std::int64_t all_flip = (std::int64_t{1} << (std::min<std::int64_t>(dim, 40) - 1)) - 1;
     const auto p = *rc::gen::weightedOneOf<std::int64_t>(
-        {{3, rc::gen::inRange<std::int64_t>(0, top + 1)}, {1, rc::gen::just(top)}, {1, rc::gen::just(all_flip)}});
+        {{3, rc::gen::inRange<std::int64_t>(0, top + 1)}, {1, rc::gen::just(top)}, {1, rc::gen::just(all_flip)}}).as("p");
     RC_CLASSIFY(__builtin_ctzll(~static_cast<unsigned long long>(p)) + 1 == dim, "all bits flip");
     const auto pe = encoded(b, s, {p, p + 1});
     std::int64_t flips = 0;

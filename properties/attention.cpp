@@ -25,9 +25,9 @@ double rounding_floor(const tensor<T>& a, const tensor<T>& b) {
 template <class T>
 struct permutation_equivariance {
   static measure run(const backend<T>& b, const spec& s) {
-    const auto tokens = *rc::gen::inRange<std::int64_t>(2, 7);
+    const auto tokens = *rc::gen::inRange<std::int64_t>(2, 7).as("tokens");
     const auto in = draw_attend(s, tokens, false);
-    const auto order = *gen_permutation(tokens);
+    const auto order = *gen_permutation(tokens).as("order");
     const auto out = attend_out(b, s, in), moved = attend_out(b, s, reorder_tokens(in, order));
     const std::int64_t row = static_cast<std::int64_t>(out.data.size()) / tokens;
     double residual = 0;
@@ -45,10 +45,10 @@ struct permutation_equivariance {
 template <class T>
 struct position_breaks_symmetry {
   static measure run(const backend<T>& b, const spec& s) {
-    const auto tokens = *rc::gen::inRange<std::int64_t>(3, 7);
+    const auto tokens = *rc::gen::inRange<std::int64_t>(3, 7).as("tokens");
     auto in = draw_attend(s, tokens, false);
-    const auto i = *rc::gen::inRange<std::int64_t>(0, tokens);
-    const auto j = (i + *rc::gen::inRange<std::int64_t>(1, tokens)) % tokens;
+    const auto i = *rc::gen::inRange<std::int64_t>(0, tokens).as("i");
+    const auto j = (i + *rc::gen::inRange<std::int64_t>(1, tokens).as("offset")) % tokens;
     RC_PRE(i + j != tokens - 1);
     copy_token(in, i, j);
     const auto out = attend_out(b, s, in);
@@ -62,9 +62,9 @@ struct position_breaks_symmetry {
 template <class T>
 struct causal_prefix_invariance {
   static measure run(const backend<T>& b, const spec& s) {
-    const auto tokens = *rc::gen::inRange<std::int64_t>(3, 7);
+    const auto tokens = *rc::gen::inRange<std::int64_t>(3, 7).as("tokens");
     const auto in = draw_attend(s, tokens, true);
-    auto order = *gen_permutation(tokens - 1);
+    auto order = *gen_permutation(tokens - 1).as("order");
     order.push_back(tokens - 1);
     const auto out = attend_out(b, s, in), moved = attend_out(b, s, reorder_tokens(in, order));
     const std::int64_t row = static_cast<std::int64_t>(out.data.size()) / tokens;

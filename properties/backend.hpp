@@ -52,7 +52,7 @@ class backend {
     return std::vector<double>(value.data.size(), 0.0);
   }
 
-  // The largest position a law draws: 2^40 for the reference; the gate's --max-pos.
+  // The largest position a law draws: 2^40 for the reference; the gate's --max-position.
   virtual std::int64_t max_position() const { return std::int64_t{1} << 40; }
 
   // An output and its per-element error allowance (output_error).

@@ -127,7 +127,7 @@ const std::map<std::string, scaling_generator>& scaling_generators() {
 rc::Gen<std::string> gen_scaling(const std::string& kind, std::int64_t rotary) {
   const auto& g = scaling_generators().at(kind);
   return rc::gen::exec([kind, rotary, body = g.body] {
-    const double factor = *gen_factor();
+    const double factor = *gen_factor().as("factor");
     const auto original = *element<std::int64_t>(2048, 4096, 8192, 512, 32768);
     return body(kind, factor, original, rotary);
   });
@@ -190,7 +190,7 @@ rc::Gen<std::string> gen_alibi_spec() {
 
 rc::Gen<std::string> gen_t5_spec() {
   return rc::gen::exec([] {
-    const bool bidirectional = *rc::gen::arbitrary<bool>();
+    const bool bidirectional = *rc::gen::arbitrary<bool>().as("bidirectional");
     const auto buckets = *weightedOneOf<std::int64_t>({{2, rc::gen::just(std::int64_t{32})}, {1, inRange<std::int64_t>(4, 129)}});
     const auto exact = bidirectional ? buckets / 4 : buckets / 2;
     const auto max_distance = *weightedOneOf<std::int64_t>({{2, rc::gen::just(std::max<std::int64_t>(128, exact + 1))},
@@ -217,7 +217,7 @@ rc::Gen<std::string> gen_txl_spec() {
 rc::Gen<std::string> gen_deberta_spec() {
   return rc::gen::exec([] {
     const auto k = *inRange<std::int64_t>(1, 65);
-    const bool log_buckets = *rc::gen::arbitrary<bool>();
+    const bool log_buckets = *rc::gen::arbitrary<bool>().as("log_buckets");
     const auto buckets = log_buckets ? *inRange<std::int64_t>(4, 65) : 0;
     const auto max_position = log_buckets ? *inRange<std::int64_t>(buckets / 2 + 2, 1024) : 512;
     return fmt::format("deberta(k={}, buckets={}, max_position={}, heads={}, dim={}, seed={})", k, buckets, max_position,
@@ -243,11 +243,11 @@ bool has_spec_generator(const std::string& scheme) { return generators().count(s
 rc::Gen<std::string> gen_spec_of(const std::string& scheme) {
   const auto it = generators().find(scheme);
   if (it == generators().end()) throw std::logic_error("gen_spec_of: no generator for scheme " + scheme);
-  return it->second();
+  return it->second().as("spec");
 }
 
 rc::Gen<std::string> gen_spec_of(const std::string& scheme, bool causal) {
-  return rc::gen::suchThat(gen_spec_of(scheme), [causal](const std::string& text) { return causal || !needs_causal_mask(parse_spec(text)); });
+  return rc::gen::suchThat(gen_spec_of(scheme), [causal](const std::string& text) { return causal || !needs_causal_mask(parse_spec(text)); }).as("spec");
 }
 
 rc::Gen<std::int64_t> gen_position(std::int64_t max) {
@@ -266,8 +266,9 @@ rc::Gen<std::int64_t> gen_position(std::int64_t max) {
     const std::int64_t lo = std::int64_t{1} << e;
     return std::min(max, lo + *inRange<std::int64_t>(0, lo));
   });
-  if (hard.empty()) return weightedOneOf<std::int64_t>({{3, small}, {3, anywhere}, {2, octave}});
-  return weightedOneOf<std::int64_t>({{3, small}, {2, rc::gen::elementOf(hard)}, {3, anywhere}, {2, octave}});
+  // Named, so that a counterexample says "position = 257" (a draw site may name it better).
+  if (hard.empty()) return weightedOneOf<std::int64_t>({{3, small}, {3, anywhere}, {2, octave}}).as("position");
+  return weightedOneOf<std::int64_t>({{3, small}, {2, rc::gen::elementOf(hard)}, {3, anywhere}, {2, octave}}).as("position");
 }
 
 rc::Gen<std::vector<double>> gen_vector(std::int64_t n) {
@@ -277,7 +278,7 @@ rc::Gen<std::vector<double>> gen_vector(std::int64_t n) {
     // Magnitude and sign drawn apart, so shrinking goes to 0, not to the most negative value.
     for (auto& x : v) x = std::ldexp(static_cast<double>(*inRange<std::int64_t>(0, 1 << 20) * *element<std::int64_t>(1, -1)), -e);
     return v;
-  });
+  }).as("values");
 }
 
 rc::Gen<std::vector<std::int64_t>> gen_permutation(std::int64_t n) {
@@ -288,7 +289,8 @@ rc::Gen<std::vector<std::int64_t>> gen_permutation(std::int64_t n) {
                         auto out = order;
                         std::stable_sort(out.begin(), out.end(), [&](std::int64_t a, std::int64_t b) { return keys[a] < keys[b]; });
                         return out;
-                      });
+                      })
+      .as("permutation");
 }
 
 std::string position_class(std::int64_t p) {

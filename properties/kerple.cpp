@@ -12,8 +12,8 @@ namespace {
 // exact in the spec text, and spanning the trained values (chijames/KERPLE clamps both to >= 0.01).
 rc::Gen<std::string> gen_kerple_spec() {
   return rc::gen::exec([] {
-    const auto heads = *rc::gen::inRange<std::int64_t>(1, 17);
-    const bool power = *rc::gen::arbitrary<bool>();
+    const auto heads = *rc::gen::inRange<std::int64_t>(1, 17).as("heads");
+    const bool power = *rc::gen::arbitrary<bool>().as("power");
     std::vector<double> r1, r2;
     for (std::int64_t h = 0; h < heads; ++h) {
       r1.push_back(*rc::gen::inRange(1, 4097) / 256.0);
@@ -39,7 +39,7 @@ template <class T>
 struct monotone_decay {
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t top = std::min<std::int64_t>(b.max_position(), std::int64_t{1} << 40);
-    const auto a = *gen_position(top);
+    const auto a = *gen_position(top).as("a");
     const std::int64_t reach = std::max(a, top - a);  // a + d or a - d stays in [0, top]
     RC_PRE(reach >= 1);
     const auto [d1, d2] = two_distinct_distances(reach);
@@ -47,7 +47,7 @@ struct monotone_decay {
       const std::int64_t k = ahead ? a + d : a - d;
       return k >= 0 && k <= top ? k : (ahead ? a - d : a + d);
     };
-    const bool ahead1 = *rc::gen::arbitrary<bool>(), ahead2 = *rc::gen::arbitrary<bool>();
+    const bool ahead1 = *rc::gen::arbitrary<bool>().as("ahead1"), ahead2 = *rc::gen::arbitrary<bool>().as("ahead2");
     op_inputs in;
     in.qpos = {a};
     in.kpos = {key_at(d1, ahead1), key_at(d2, ahead2)};
@@ -79,11 +79,11 @@ struct monotone_decay {
 template <class T>
 struct conditionally_positive_definite {
   static measure run(const backend<T>& b, const spec& s) {
-    const auto n = *rc::gen::inRange<std::int64_t>(2, 9);
+    const auto n = *rc::gen::inRange<std::int64_t>(2, 9).as("n");
     const auto x = draw_positions(n, std::min<std::int64_t>(b.max_position(), std::int64_t{1} << 40));
     std::vector<std::int64_t> c;
     std::int64_t total = 0;
-    for (std::int64_t i = 0; i + 1 < n; ++i) total += c.emplace_back(*rc::gen::inRange<std::int64_t>(-1024, 1025));
+    for (std::int64_t i = 0; i + 1 < n; ++i) total += c.emplace_back(*rc::gen::inRange<std::int64_t>(-1024, 1025).as("c"));
     c.push_back(-total);
     op_inputs in;
     in.qpos = x, in.kpos = x;

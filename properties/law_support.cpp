@@ -51,9 +51,10 @@ op_inputs attend_op_inputs(attend_inputs a) {
 
 namespace {
 
-tensor<double> drawn(std::vector<std::int64_t> shape) {
+// A tensor of drawn values, named for the counterexample ("q", "wk").
+tensor<double> drawn(const char* name, std::vector<std::int64_t> shape) {
   tensor<double> t(std::move(shape));
-  t.data = *gen_vector(static_cast<std::int64_t>(t.data.size()));
+  t.data = *gen_vector(static_cast<std::int64_t>(t.data.size())).as(name);
   return t;
 }
 
@@ -83,23 +84,23 @@ attend_inputs draw_attend(const spec& s, std::int64_t tokens, bool causal) {
     for (std::int64_t a = 0; a < axes; ++a) in.qpos.push_back(t);
   if (is_absolute(s)) {
     const std::int64_t width = s.integer("dim");
-    in.heads = *rc::gen::inRange<std::int64_t>(1, 3);
-    const std::int64_t d = *rc::gen::inRange<std::int64_t>(1, 5);
-    in.x = drawn({tokens, width});
-    in.wq = drawn({width, in.heads * d});
-    in.wk = drawn({width, in.heads * d});
-    in.wv = drawn({width, in.heads * d});
+    in.heads = *rc::gen::inRange<std::int64_t>(1, 3).as("heads");
+    const std::int64_t d = *rc::gen::inRange<std::int64_t>(1, 5).as("d");
+    in.x = drawn("x", {tokens, width});
+    in.wq = drawn("wq", {width, in.heads * d});
+    in.wk = drawn("wk", {width, in.heads * d});
+    in.wv = drawn("wv", {width, in.heads * d});
     return in;
   }
   in.kpos = in.qpos;
-  std::int64_t heads = *rc::gen::inRange<std::int64_t>(1, 3), d = *rc::gen::inRange<std::int64_t>(1, 9);
+  std::int64_t heads = *rc::gen::inRange<std::int64_t>(1, 3).as("heads"), d = *rc::gen::inRange<std::int64_t>(1, 9).as("d");
   // The shapes the spec fixes: a rotary scheme's head dim, a table's heads and head dim.
   if (const auto fixed = required_heads(s)) heads = *fixed;
   if (const auto fixed = head_dim(s)) d = *fixed;
-  const std::int64_t dv = behaviour_of(s).value_dim_is_head_dim ? d : *rc::gen::inRange<std::int64_t>(1, 5);
-  in.q = drawn({tokens, heads, d});
-  in.k = drawn({tokens, heads, d});
-  in.v = drawn({tokens, heads, dv});
+  const std::int64_t dv = behaviour_of(s).value_dim_is_head_dim ? d : *rc::gen::inRange<std::int64_t>(1, 5).as("dv");
+  in.q = drawn("q", {tokens, heads, d});
+  in.k = drawn("k", {tokens, heads, d});
+  in.v = drawn("v", {tokens, heads, dv});
   return in;
 }
 

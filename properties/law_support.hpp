@@ -174,7 +174,7 @@ inline std::vector<std::int64_t> draw_positions(std::int64_t n, std::int64_t max
 // Two distinct distances d1 < d2 in [0, top], top >= 1: two gen_position draws, sorted, equal
 // ones moved one apart.
 inline std::pair<std::int64_t, std::int64_t> two_distinct_distances(std::int64_t top) {
-  auto d1 = *gen_position(top), d2 = *gen_position(top);
+  auto d1 = *gen_position(top).as("d1"), d2 = *gen_position(top).as("d2");
   if (d1 > d2) std::swap(d1, d2);
   if (d1 == d2) {
     if (d2 < top) ++d2;
@@ -202,9 +202,9 @@ template <class T>
 struct bias_translation_invariance {
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t top = b.max_position();
-    const auto qpos = draw_positions(*rc::gen::inRange<std::int64_t>(1, 5), top), kpos = draw_positions(*rc::gen::inRange<std::int64_t>(1, 5), top);
+    const auto qpos = draw_positions(*rc::gen::inRange<std::int64_t>(1, 5).as("queries"), top), kpos = draw_positions(*rc::gen::inRange<std::int64_t>(1, 5).as("keys"), top);
     const auto highest = std::max(*std::max_element(qpos.begin(), qpos.end()), *std::max_element(kpos.begin(), kpos.end()));
-    const auto t = *gen_position(top - highest);  // every shifted position stays within max_position()
+    const auto t = *gen_position(top - highest).as("t");  // every shifted position stays within max_position()
     op_inputs in, moved;
     in.qpos = qpos, in.kpos = kpos, moved.qpos = shifted(qpos, t), moved.kpos = shifted(kpos, t);
     const auto b1 = b.output_with_error("bias", s, in, "bias"), b2 = b.output_with_error("bias", s, moved, "bias");

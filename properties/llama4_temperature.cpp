@@ -16,9 +16,9 @@ rc::Gen<std::string> gen_llama4_temperature_spec() {
   return rc::gen::exec([] {
     const auto floor_scale = *rc::gen::weightedOneOf<std::int64_t>({{1, rc::gen::just(std::int64_t{8192})},
                                                                     {2, rc::gen::inRange<std::int64_t>(1, (1 << 20) + 1)},
-                                                                    {2, rc::gen::inRange<std::int64_t>(1, 9)}});
+                                                                    {2, rc::gen::inRange<std::int64_t>(1, 9)}}).as("floor_scale");
     const double attn_scale =
-        *rc::gen::weightedOneOf<double>({{1, rc::gen::element(0.0, 0.1)}, {2, rc::gen::map(rc::gen::inRange(0, 1025), [](int k) { return k / 1024.0; })}});
+        *rc::gen::weightedOneOf<double>({{1, rc::gen::element(0.0, 0.1)}, {2, rc::gen::map(rc::gen::inRange(0, 1025), [](int k) { return k / 1024.0; })}}).as("attn_scale");
     return fmt::format("llama4_temperature(floor_scale={}, attn_scale={})", floor_scale, attn_scale);
   });
 }
@@ -37,10 +37,10 @@ struct unit_below_floor {
     RC_PRE(floor_scale - 1 <= b.max_position());
     std::vector<std::int64_t> pos;
     if (floor_scale >= 2) {
-      const auto count = *rc::gen::inRange(1, 6);
+      const auto count = *rc::gen::inRange(1, 6).as("count");
       for (int k = 0; k < count; ++k) {
         pos.push_back(*rc::gen::weightedOneOf<std::int64_t>({{1, rc::gen::element<std::int64_t>(0, std::max<std::int64_t>(floor_scale - 3, 0), floor_scale - 2)},
-                                                            {2, rc::gen::inRange<std::int64_t>(0, floor_scale - 1)}}));
+                                                            {2, rc::gen::inRange<std::int64_t>(0, floor_scale - 1)}}).as("position"));
       }
     }
     pos.push_back(floor_scale - 1);
@@ -61,11 +61,11 @@ struct monotone {
     const std::int64_t floor_scale = s.integer("floor_scale"), top = std::min<std::int64_t>(b.max_position(), std::int64_t{1} << 40);
     // Block edges k F - 2, k F - 1, k F and the binary32 trouble spots, besides anywhere.
     const auto near_edge = rc::gen::exec([floor_scale, top] {
-      const std::int64_t k = *rc::gen::inRange<std::int64_t>(1, std::max<std::int64_t>(top / floor_scale, 1) + 1);
-      return std::clamp<std::int64_t>(k * floor_scale - *rc::gen::inRange<std::int64_t>(0, 3), 0, top);
+      const std::int64_t k = *rc::gen::inRange<std::int64_t>(1, std::max<std::int64_t>(top / floor_scale, 1) + 1).as("k");
+      return std::clamp<std::int64_t>(k * floor_scale - *rc::gen::inRange<std::int64_t>(0, 3).as("below"), 0, top);
     });
-    const auto draw = [&] { return *rc::gen::weightedOneOf<std::int64_t>({{2, near_edge}, {3, gen_position(top)}}); };
-    auto p1 = draw(), p2 = *rc::gen::weightedOneOf<std::int64_t>({{1, rc::gen::just(p1 + 1)}, {3, rc::gen::exec(draw)}});
+    const auto draw = [&] { return *rc::gen::weightedOneOf<std::int64_t>({{2, near_edge}, {3, gen_position(top)}}).as("position"); };
+    auto p1 = draw(), p2 = *rc::gen::weightedOneOf<std::int64_t>({{1, rc::gen::just(p1 + 1)}, {3, rc::gen::exec(draw)}}).as("p2");
     p2 = std::min(p2, top);
     if (p1 > p2) std::swap(p1, p2);
     RC_PRE(p1 < p2);

@@ -40,8 +40,8 @@ struct bucket_monotonic {
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t buckets = s.integer("buckets");
     const bool bidirectional = s.boolean("bidirectional");
-    const auto a = *gen_position(std::int64_t{1} << 40), extra = *gen_position(std::int64_t{1} << 40);
-    const std::int64_t sign = *rc::gen::element<std::int64_t>(1, -1);
+    const auto a = *gen_position(std::int64_t{1} << 40).as("a"), extra = *gen_position(std::int64_t{1} << 40).as("extra");
+    const std::int64_t sign = *rc::gen::element<std::int64_t>(1, -1).as("sign");
     op_inputs in;
     in.rel = {sign * a, sign * (a + extra)};
     const auto got = b.output("bucket", s, in, "bucket");
@@ -60,12 +60,12 @@ struct bucket_monotonic {
 template <class T>
 struct attend_translation_invariance {
   static measure run(const backend<T>& b, const spec& s) {
-    const auto tokens = *rc::gen::inRange<std::int64_t>(1, 6);
-    auto in = draw_attend(s, tokens, *rc::gen::arbitrary<bool>());
+    const auto tokens = *rc::gen::inRange<std::int64_t>(1, 6).as("tokens");
+    auto in = draw_attend(s, tokens, *rc::gen::arbitrary<bool>().as("causal"));
     in.qpos = draw_positions(tokens, std::int64_t{1} << 20);
     in.kpos = draw_positions(tokens, std::int64_t{1} << 20);
     if (in.causal) in.kpos = in.qpos;  // every query keeps itself as a key
-    const auto t = *gen_position(std::int64_t{1} << 40);
+    const auto t = *gen_position(std::int64_t{1} << 40).as("t");
     auto moved = in;
     moved.qpos = shifted(in.qpos, t);
     moved.kpos = shifted(in.kpos, t);
@@ -80,14 +80,14 @@ template <class T>
 struct score_decomposition {
   static measure run(const backend<T>& b, const spec& s) {
     using std::sqrt;
-    const auto tokens = *rc::gen::inRange<std::int64_t>(1, 6);
+    const auto tokens = *rc::gen::inRange<std::int64_t>(1, 6).as("tokens");
     auto in = draw_attend(s, tokens, false);
     in.qpos = draw_positions(tokens, 1 << 12);
     in.kpos = draw_positions(tokens, 1 << 12);
     const auto terms = b.score_terms(s, attend_op_inputs(in));
     const auto out = b.output("attend", s, attend_op_inputs(in), "out");
     auto moved = in;
-    const auto t = *gen_position(std::int64_t{1} << 30);
+    const auto t = *gen_position(std::int64_t{1} << 30).as("t");
     moved.qpos = shifted(in.qpos, t);
     moved.kpos = shifted(in.kpos, t);
     const auto terms_moved = b.score_terms(s, attend_op_inputs(moved));

@@ -30,11 +30,11 @@ std::vector<rotated_block> rotated_blocks_of(const spec& s) { return rotation_pl
 template <class T>
 rotate_case draw_rotate(const backend<T>& b, const spec& s, std::int64_t max_tokens = 3) {
   rotate_case c;
-  c.tokens = *rc::gen::inRange<std::int64_t>(1, max_tokens + 1);
-  c.heads = *rc::gen::inRange<std::int64_t>(1, 3);
+  c.tokens = *rc::gen::inRange<std::int64_t>(1, max_tokens + 1).as("tokens");
+  c.heads = *rc::gen::inRange<std::int64_t>(1, 3).as("heads");
   c.dim = rope_head_dim(s);
   c.axes = position_axes(s);
-  c.x = b.stored(*gen_vector(c.tokens * c.heads * c.dim));
+  c.x = b.stored(*gen_vector(c.tokens * c.heads * c.dim).as("x"));
   for (std::int64_t t = 0; t < c.tokens; ++t)
     for (const auto p : draw_row(c.axes, b.max_position())) c.pos.push_back(p);
   RC_CLASSIFY(*std::max_element(c.pos.begin(), c.pos.end()) >= (std::int64_t{1} << 24), "p>=2^24");
@@ -143,8 +143,8 @@ struct relative_inner_product {
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t axes = position_axes(s), dim = rope_head_dim(s);
     const auto m = draw_row(axes, b.max_position()), n = draw_row(axes, b.max_position());
-    auto x = b.stored(*gen_vector(dim));
-    const auto k = b.stored(*gen_vector(dim));
+    auto x = b.stored(*gen_vector(dim).as("x"));
+    const auto k = b.stored(*gen_vector(dim).as("k"));
     x.insert(x.end(), k.begin(), k.end());
     std::vector<std::int64_t> absolute = m, relative;
     absolute.insert(absolute.end(), n.begin(), n.end());
@@ -162,8 +162,8 @@ struct shift_invariance {
     const auto m = draw_row(axes, top), n = draw_row(axes, top);
     std::vector<std::int64_t> t;  // the shift keeps every position within max_position()
     for (std::int64_t a = 0; a < axes; ++a) t.push_back(*gen_position(top - std::max(m[a], n[a])));
-    auto x = b.stored(*gen_vector(dim));
-    const auto k = b.stored(*gen_vector(dim));
+    auto x = b.stored(*gen_vector(dim).as("x"));
+    const auto k = b.stored(*gen_vector(dim).as("k"));
     x.insert(x.end(), k.begin(), k.end());
     std::vector<std::int64_t> plain = m, shifted;
     plain.insert(plain.end(), n.begin(), n.end());
@@ -259,8 +259,8 @@ template <class T>
 struct linearity {
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t dim = rope_head_dim(s), axes = position_axes(s);
-    const auto alpha = *rc::gen::inRange(-4, 5), beta = *rc::gen::inRange(-4, 5);
-    const auto x = b.stored(*gen_vector(dim)), y = b.stored(*gen_vector(dim));
+    const auto alpha = *rc::gen::inRange(-4, 5).as("alpha"), beta = *rc::gen::inRange(-4, 5).as("beta");
+    const auto x = b.stored(*gen_vector(dim).as("x")), y = b.stored(*gen_vector(dim).as("y"));
     std::vector<double> exact_z(static_cast<size_t>(dim));  // exact in binary64: <= 24-bit values times |a| <= 4, one exponent apart by <= 16
     for (size_t e = 0; e < exact_z.size(); ++e) exact_z[e] = alpha * x[e] + beta * y[e];
     const auto z = b.stored(exact_z);  // an implementation sees z rounded to its dtype: z = a x + b y + delta
@@ -316,9 +316,9 @@ struct layout_permutation {
 template <class T>
 struct matrix_equals_elementwise {
   static measure run(const backend<T>& b, const spec& s) {
-    const std::int64_t dim = rope_head_dim(s), heads = *rc::gen::inRange<std::int64_t>(1, 3);
+    const std::int64_t dim = rope_head_dim(s), heads = *rc::gen::inRange<std::int64_t>(1, 3).as("heads");
     const auto row = draw_row(position_axes(s));
-    const auto x = *gen_vector(heads * dim);
+    const auto x = *gen_vector(heads * dim).as("x");
     const auto y = rotated(b, s, x, 1, heads, row);
     const auto r = matrix_at(b, s, row);
     const T af = attention_factor(b, s);
@@ -385,8 +385,8 @@ struct long_term_decay {
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t dim = s.integer("dim");
     const auto ps = pairs(s);
-    const auto m = *gen_position(std::int64_t{1} << 30), n = *gen_position(std::int64_t{1} << 30);
-    auto q = *gen_vector(dim), k = *gen_vector(dim);
+    const auto m = *gen_position(std::int64_t{1} << 30).as("m"), n = *gen_position(std::int64_t{1} << 30).as("n");
+    auto q = *gen_vector(dim).as("q"), k = *gen_vector(dim).as("k");
     for (std::int64_t d = s.integer("rotary_dim"); d < dim; ++d) q[d] = k[d] = 0;  // pass-through dims do not decay
     std::vector<double> x = q;
     x.insert(x.end(), k.begin(), k.end());
@@ -438,11 +438,11 @@ struct kv_offset_consistency {
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t axes = position_axes(s), dim = rope_head_dim(s);
     // At most max_position + 1 tokens, so that every position o + t stays within it.
-    const auto tokens = *rc::gen::inRange<std::int64_t>(2, std::min<std::int64_t>(9, b.max_position() + 2));
-    const auto heads = *rc::gen::inRange<std::int64_t>(1, 3);
-    const auto offset = *gen_position(b.max_position() - tokens + 1);
-    const auto from = *rc::gen::inRange<std::int64_t>(0, tokens), to = from + *rc::gen::inRange<std::int64_t>(1, tokens - from + 1);
-    const auto x = b.stored(*gen_vector(tokens * heads * dim));
+    const auto tokens = *rc::gen::inRange<std::int64_t>(2, std::min<std::int64_t>(9, b.max_position() + 2)).as("tokens");
+    const auto heads = *rc::gen::inRange<std::int64_t>(1, 3).as("heads");
+    const auto offset = *gen_position(b.max_position() - tokens + 1).as("offset");
+    const auto from = *rc::gen::inRange<std::int64_t>(0, tokens).as("from"), to = from + *rc::gen::inRange<std::int64_t>(1, tokens - from + 1);
+    const auto x = b.stored(*gen_vector(tokens * heads * dim).as("x"));
     std::vector<std::int64_t> pos;
     for (std::int64_t t = 0; t < tokens; ++t)
       for (std::int64_t a = 0; a < axes; ++a) pos.push_back(offset + t);
@@ -460,8 +460,8 @@ template <class T>
 struct head_independence {
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t axes = position_axes(s), dim = rope_head_dim(s);
-    const auto tokens = *rc::gen::inRange<std::int64_t>(1, 4), heads = *rc::gen::inRange<std::int64_t>(2, 5);
-    const auto x = b.stored(*gen_vector(tokens * heads * dim));
+    const auto tokens = *rc::gen::inRange<std::int64_t>(1, 4).as("tokens"), heads = *rc::gen::inRange<std::int64_t>(2, 5).as("heads");
+    const auto x = b.stored(*gen_vector(tokens * heads * dim).as("x"));
     std::vector<std::int64_t> pos;
     for (std::int64_t t = 0; t < tokens; ++t)
       for (const auto p : draw_row(axes, b.max_position())) pos.push_back(p);
@@ -511,7 +511,7 @@ template <class T>
 struct rotation_direction {
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t axes = position_axes(s);
-    const auto p = *rc::gen::inRange<std::int64_t>(1, 4);
+    const auto p = *rc::gen::inRange<std::int64_t>(1, 4).as("p");
     const auto r = matrix_at(b, s, std::vector<std::int64_t>(static_cast<std::size_t>(axes), p));
     const auto w = frequencies(b, s);
     const auto blocks = rotated_blocks_of(s);

@@ -13,8 +13,8 @@ struct axis_separability {
   static measure run(const backend<T>& b, const spec& s) {
     const auto& axes = s.reals("axes");
     const std::int64_t dim = rope_head_dim(s), n_axes = static_cast<std::int64_t>(axes.size());
-    const auto tokens = *rc::gen::inRange<std::int64_t>(1, 4);
-    const auto x = *gen_vector(tokens * dim);
+    const auto tokens = *rc::gen::inRange<std::int64_t>(1, 4).as("tokens");
+    const auto x = *gen_vector(tokens * dim).as("x");
     std::vector<std::int64_t> pos;
     for (std::int64_t e = 0; e < tokens * n_axes; ++e) pos.push_back(*gen_position());
     const auto y = rotated(b, s, x, tokens, 1, pos);
@@ -42,11 +42,11 @@ template <class T>
 struct text_reduces_to_rope {
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t dim = s.integer("dim");
-    const auto tokens = *rc::gen::inRange<std::int64_t>(1, 4);
-    const auto x = *gen_vector(tokens * dim);
+    const auto tokens = *rc::gen::inRange<std::int64_t>(1, 4).as("tokens");
+    const auto x = *gen_vector(tokens * dim).as("x");
     std::vector<std::int64_t> rows, plain;
     for (std::int64_t t = 0; t < tokens; ++t) {
-      const auto p = *gen_position();
+      const auto p = *gen_position().as("p");
       plain.push_back(p);
       rows.insert(rows.end(), {p, p, p});
     }

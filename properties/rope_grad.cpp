@@ -21,13 +21,13 @@ struct grad_case {
 template <class T>
 grad_case draw_grad_case(const backend<T>& b, const spec& s) {
   grad_case c;
-  c.tokens = *rc::gen::inRange<std::int64_t>(1, 4);
-  c.heads = *rc::gen::inRange<std::int64_t>(1, 3);
+  c.tokens = *rc::gen::inRange<std::int64_t>(1, 4).as("tokens");
+  c.heads = *rc::gen::inRange<std::int64_t>(1, 3).as("heads");
   c.dim = *head_dim(s);
   const std::int64_t top = rotation_position_limit(b.max_position(), s);
-  if (rotation_plan_of(s, std::nullopt).magnitude) c.role = *rc::gen::inRange<std::int64_t>(0, 2);
-  c.x = b.stored(*gen_vector(c.tokens * c.heads * c.dim));
-  c.g = b.stored(*gen_vector(c.tokens * c.heads * c.dim));
+  if (rotation_plan_of(s, std::nullopt).magnitude) c.role = *rc::gen::inRange<std::int64_t>(0, 2).as("role");
+  c.x = b.stored(*gen_vector(c.tokens * c.heads * c.dim).as("x"));
+  c.g = b.stored(*gen_vector(c.tokens * c.heads * c.dim).as("g"));
   for (std::int64_t e = 0; e < c.tokens * position_axes(s); ++e) c.pos.push_back(*gen_position(top));
   RC_CLASSIFY(*std::max_element(c.pos.begin(), c.pos.end()) >= (std::int64_t{1} << 24), "p>=2^24");
   return c;

@@ -17,12 +17,12 @@ namespace {
 template <class T>
 struct qk_matches_rotate {
   static measure run(const backend<T>& b, const spec& s) {
-    const auto tokens = *rc::gen::inRange<std::int64_t>(1, 4), key_heads = *rc::gen::inRange<std::int64_t>(1, 3);
-    const auto query_heads = key_heads * *rc::gen::inRange<std::int64_t>(2, 4);
+    const auto tokens = *rc::gen::inRange<std::int64_t>(1, 4).as("tokens"), key_heads = *rc::gen::inRange<std::int64_t>(1, 3).as("key_heads");
+    const auto query_heads = key_heads * *rc::gen::inRange<std::int64_t>(2, 4).as("group");
     const std::int64_t dim = *head_dim(s), axes = position_axes(s);
     const std::int64_t top = rotation_position_limit(b.max_position(), s);
-    const auto q = b.stored(*gen_vector(tokens * query_heads * dim));
-    const auto k = b.stored(*gen_vector(tokens * key_heads * dim));
+    const auto q = b.stored(*gen_vector(tokens * query_heads * dim).as("q"));
+    const auto k = b.stored(*gen_vector(tokens * key_heads * dim).as("k"));
     std::vector<std::int64_t> pos;
     for (std::int64_t e = 0; e < tokens * axes; ++e) pos.push_back(*gen_position(top));
     op_inputs both = rotate_inputs(q, tokens, query_heads, dim, pos, axes);

@@ -16,9 +16,9 @@ namespace {
 template <class T>
 struct tables_match_rotate {
   static measure run(const backend<T>& b, const spec& s) {
-    const auto tokens = *rc::gen::inRange<std::int64_t>(1, 4), heads = *rc::gen::inRange<std::int64_t>(1, 3);
+    const auto tokens = *rc::gen::inRange<std::int64_t>(1, 4).as("tokens"), heads = *rc::gen::inRange<std::int64_t>(1, 3).as("heads");
     const std::int64_t dim = *head_dim(s), axes = position_axes(s);
-    const auto x = b.stored(*gen_vector(tokens * heads * dim));
+    const auto x = b.stored(*gen_vector(tokens * heads * dim).as("x"));
     std::vector<std::int64_t> pos;
     for (std::int64_t e = 0; e < tokens * axes; ++e) pos.push_back(*gen_position(std::min(b.max_position(), std::int64_t{1} << 40)));
     op_inputs in = rotate_inputs(x, tokens, heads, dim, pos, axes);

@@ -93,11 +93,11 @@ target_result run_target(const property& p, const target& t, const run_options& 
   r.label = t.label;
   r.scheme = t.scheme;
   r.expected = t.expected;
-  r.reproduce = fmt::format("pecheck check --property {} --spec {} --seed {} --cases {}", shell_quote("^" + regex_escape(p.id) + "$"),
+  r.reproduce = fmt::format("pecheck check --property {} --scheme {} --seed {} --cases {}", shell_quote("^" + regex_escape(p.id) + "$"),
                             shell_quote("^" + regex_escape(t.label) + "$"), options.seed, options.cases);
   observations seen;
   const auto result = check(options, seen, [&] {
-    const spec s = parse_spec(*t.specs);
+    const spec s = parse_spec(*t.specs.as("spec"));
     return p.in_double(impl, s);
   });
   switch (result.verdict) {
@@ -111,7 +111,8 @@ target_result run_target(const property& p, const target& t, const run_options& 
       r.failure = result.message;
       r.observed = seen.failure_is_error ? "error" : "fails";
       r.shrink_stopped = result.shrink_stopped;
-      for (const auto& [type, value] : result.counterexample) r.counterexample += fmt::format("{} = {}\n", type, value);
+      r.drawn = result.counterexample;
+      for (const auto& [name, value] : result.counterexample) r.counterexample += fmt::format("{} = {}\n", name, value);
       break;
     case run_verdict::gave_up:
       r.cases = result.cases;  // those that passed before RapidCheck gave up

@@ -7,6 +7,7 @@
 
 #include <rapidcheck.h>
 
+#include "properties/case_text.hpp"
 #include "properties/property.hpp"
 #include "properties/rapidcheck_run.hpp"
 
@@ -18,7 +19,8 @@ struct target_result {
   std::string observed;        // "holds", "holds_within", "fails", "gave up", "error"
   bool met = false;
   int cases = 0;               // cases that passed before the verdict (all of them when it holds)
-  std::string counterexample;  // the shrunk case, one "type = value" per drawn value, in drawing order
+  std::string counterexample;  // the shrunk case, one "name = value" per drawn value, in drawing order, whole
+  drawn_case drawn;            // the same, as pairs (case_text.hpp prints them short)
   std::string failure;         // the failing case's residual and bound, or the error
   std::string bound;           // what the law reports: "K* = 67", a profile, or the worst fraction of the bound
   double worst_fraction = 0;   // largest residual / bound over the passing cases

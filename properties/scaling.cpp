@@ -38,8 +38,8 @@ struct linear_is_position_interpolation {
     double residual = 0;
     for (size_t i = 0; i < plain_w.size(); ++i) residual = std::max(residual, relative_difference(T(scaled_w[i] * T(factor)), plain_w[i]));
     const double w_bound = 1.01 * 3 * u;  // two stored frequencies (u each) and the product (u)
-    const auto m = *gen_position(std::int64_t{1} << 36);
-    const auto x = *gen_vector(s.integer("dim"));
+    const auto m = *gen_position(std::int64_t{1} << 36).as("m");
+    const auto x = *gen_vector(s.integer("dim")).as("x");
     const auto y_scaled = rotated_one_token_each(b, s, x, {static_cast<std::int64_t>(factor) * m}), y_plain = rotated_one_token_each(b, plain, x, {m});
     const double y_bound = 2 * u * std::max(max_abs(y_scaled), max_abs(y_plain));
     // One measure: the rotation difference in units of its bound, against the frequency bound.
@@ -120,10 +120,10 @@ struct llama3_continuity {
     const spec& sc = s.nested("scaling");
     const double f = sc.real("factor"), lo = sc.real("low_freq_factor"), hi = sc.real("high_freq_factor");
     const auto plain_w = frequencies(b, unscaled(s));
-    const auto i = static_cast<size_t>(*rc::gen::inRange<std::int64_t>(0, static_cast<std::int64_t>(plain_w.size())));
+    const auto i = static_cast<size_t>(*rc::gen::inRange<std::int64_t>(0, static_cast<std::int64_t>(plain_w.size())).as("i"));
     const double w = as_double(plain_w[i]);
     RC_PRE(w > 0);
-    const double edge = *rc::gen::element(lo, hi);
+    const double edge = *rc::gen::element(lo, hi).as("edge");
     const double wavelength = 2 * M_PI / w;
     const double l_edge = std::ceil(edge * wavelength);  // the band edge L/edge passes wavelength between L-1 and L
     RC_PRE(l_edge >= 3 && l_edge < 1e15);
@@ -152,14 +152,14 @@ struct dynamic_reduces_below_original {
     const spec& sc = s.nested("scaling");
     const std::int64_t original = sc.integer("original_max");
     const auto seq = *rc::gen::weightedOneOf<std::int64_t>(
-        {{1, rc::gen::inRange<std::int64_t>(1, original + 1)}, {1, rc::gen::inRange<std::int64_t>(original + 1, 64 * original)}});
+        {{1, rc::gen::inRange<std::int64_t>(1, original + 1)}, {1, rc::gen::inRange<std::int64_t>(original + 1, 64 * original)}}).as("seq");
     RC_CLASSIFY(seq <= original, "seq_len<=original_max");
     const spec at = with_scaling(s, {{"scheme", "dynamic"}, {"factor", sc.real("factor")}, {"original_max", original}, {"seq_len", seq}});
     const spec plain = unscaled(s);
     const double u = unit_roundoff<T>();
     if (seq <= original) {
-      const auto x = *gen_vector(s.integer("dim"));
-      const auto p = *gen_position(seq - 1);
+      const auto x = *gen_vector(s.integer("dim")).as("x");
+      const auto p = *gen_position(seq - 1).as("p");
       return {max_abs_diff(rotated_one_token_each(b, at, x, {p}), rotated_one_token_each(b, plain, x, {p})), 0, 1};
     }
     const auto scaled_w = frequencies(b, at), plain_w = frequencies(b, plain);

@@ -41,7 +41,7 @@ T dot_rows(const tensor<T>& pe, std::int64_t r1, std::int64_t r2) {
 template <class T>
 struct linear_offset {
   static measure run(const backend<T>& b, const spec& s) {
-    const auto p = *gen_position(), k = *gen_position();
+    const auto p = *gen_position().as("p"), k = *gen_position().as("k");
     RC_CLASSIFY(p + k >= (std::int64_t{1} << 24), "p+k>=2^24");
     const auto pe = encoded(b, s, {p, k, p + k});
     double residual = 0;
@@ -61,7 +61,7 @@ struct linear_offset {
 template <class T>
 struct dot_depends_on_offset {
   static measure run(const backend<T>& b, const spec& s) {
-    const auto p = *gen_position(), q = *gen_position(), k = *gen_position(std::int64_t{1} << 30);
+    const auto p = *gen_position().as("p"), q = *gen_position().as("q"), k = *gen_position(std::int64_t{1} << 30).as("k");
     const auto pe = encoded(b, s, {p, p + k, q, q + k});
     const T here = dot_rows(pe, 0, 1), there = dot_rows(pe, 2, 3);
     return {std::abs(as_double(T(here - there))), 2 * dot_error<T>(s.integer("dim")), static_cast<double>(s.integer("dim"))};
@@ -72,7 +72,7 @@ struct dot_depends_on_offset {
 template <class T>
 struct bounded {
   static measure run(const backend<T>& b, const spec& s) {
-    const auto p = *gen_position();
+    const auto p = *gen_position().as("p");
     const auto pe = encoded(b, s, {p});
     using std::abs;
     for (const auto& v : pe.data)  // compared in T: at MPFR precision 1 + 2^-100 must not pass as 1
@@ -97,9 +97,9 @@ const std::vector<std::int64_t>& near_repeats() {
 template <class T>
 struct unique_codes {
   static measure run(const backend<T>& b, const spec& s) {
-    const auto p = *gen_position();
+    const auto p = *gen_position().as("p");
     const auto delta = *rc::gen::weightedOneOf<std::int64_t>(
-        {{2, rc::gen::inRange<std::int64_t>(1, 1000)}, {2, rc::gen::elementOf(near_repeats())}, {1, gen_position()}});
+        {{2, rc::gen::inRange<std::int64_t>(1, 1000)}, {2, rc::gen::elementOf(near_repeats())}, {1, gen_position()}}).as("delta");
     RC_PRE(delta > 0);
     RC_CLASSIFY(std::find(near_repeats().begin(), near_repeats().end(), delta) != near_repeats().end(), "near-repeat offset");
     const auto pe = encoded(b, s, {p, p + delta});
@@ -144,9 +144,9 @@ struct monotonic_proximity {
 
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t ks = k_star(b, s);
-    const auto p = *gen_position();
-    const auto k2 = *rc::gen::inRange<std::int64_t>(1, ks + 1);
-    const auto k1 = *rc::gen::inRange<std::int64_t>(0, k2);
+    const auto p = *gen_position().as("p");
+    const auto k2 = *rc::gen::inRange<std::int64_t>(1, ks + 1).as("k2");
+    const auto k1 = *rc::gen::inRange<std::int64_t>(0, k2).as("k1");
     const auto pe = encoded(b, s, {p, p + k1, p + k2});
     const double rise = as_double(T(dot_rows(pe, 0, 2) - dot_rows(pe, 0, 1)));  // must be < 0
     measure m{std::max(rise, 0.0), 0, 1};

@@ -14,7 +14,7 @@ namespace {
 rc::Gen<std::string> gen_xpos_spec() {
   return rc::gen::exec([] {
     const auto dim = 2 * *rc::gen::inRange<std::int64_t>(1, 129);
-    const auto base = *rc::gen::inRange<std::int64_t>(100, 1000001);
+    const auto base = *rc::gen::inRange<std::int64_t>(100, 1000001).as("base");
     const double gamma = *rc::gen::arbitrary<bool>() ? 0.4 : *rc::gen::inRange(13, 513) / 256.0;
     const auto scale_base = *rc::gen::arbitrary<bool>() ? 512 : *rc::gen::inRange<std::int64_t>(16, 4097);
     return fmt::format("xpos(dim={}, base={}, gamma={}, scale_base={}, layout={})", dim, base, gamma, scale_base,
@@ -99,8 +99,8 @@ template <class T>
 struct xpos_relative_inner_product {
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t top = position_top(b, s), dim = s.integer("dim");
-    const auto m = *gen_position(top), n = *gen_position(top), c = std::min(m, n);
-    const auto q = b.stored(*gen_vector(dim)), k = b.stored(*gen_vector(dim));
+    const auto m = *gen_position(top).as("m"), n = *gen_position(top).as("n"), c = std::min(m, n);
+    const auto q = b.stored(*gen_vector(dim).as("q")), k = b.stored(*gen_vector(dim).as("k"));
     return same_shares<T>(s, scaled(b, s, q, m, m - c, 0), scaled(b, s, k, n, n - c, 1), false);
   }
 };
@@ -111,9 +111,9 @@ struct centring_invariance {
   static measure run(const backend<T>& b, const spec& s) {
     const std::int64_t top = position_top(b, s), dim = s.integer("dim");
     const auto length = std::max<std::int64_t>(1, *gen_position(top));
-    const auto m = *rc::gen::inRange<std::int64_t>(0, length), n = *rc::gen::inRange<std::int64_t>(0, length);
+    const auto m = *rc::gen::inRange<std::int64_t>(0, length).as("m"), n = *rc::gen::inRange<std::int64_t>(0, length).as("n");
     const std::int64_t c = length / 2 + length % 2;
-    const auto q = b.stored(*gen_vector(dim)), k = b.stored(*gen_vector(dim));
+    const auto q = b.stored(*gen_vector(dim).as("q")), k = b.stored(*gen_vector(dim).as("k"));
     return same_shares<T>(s, scaled(b, s, q, m, m - c, 0), scaled(b, s, k, n, n - c, 1), true);
   }
 };
@@ -128,8 +128,8 @@ struct xpos_long_term_decay {
     const std::int64_t top = position_top(b, s), dim = s.integer("dim");
     RC_PRE(top >= 1);
     const auto [d1, d2] = two_distinct_distances(top);
-    const auto n1 = *gen_position(top - d1), n2 = *gen_position(top - d2);
-    const auto q = b.stored(*gen_vector(dim)), k = b.stored(*gen_vector(dim));
+    const auto n1 = *gen_position(top - d1).as("n1"), n2 = *gen_position(top - d2).as("n2");
+    const auto q = b.stored(*gen_vector(dim).as("q")), k = b.stored(*gen_vector(dim).as("k"));
     const auto yq = scaled(b, s, q, n1 + d1, n2 + d2, 0), yk = scaled(b, s, k, n1, n2, 1);
     const auto pairs = rotation_plan_of(s, std::nullopt).pairs;
     const double u = unit_roundoff<T>(), g_norms = gamma(static_cast<double>(pairs.size() + 6), u);

@@ -26,7 +26,8 @@ def parser(prog):
     p = OneLineParser(prog=prog, description="Serves a Python function over pecheck's wire protocol.")
     p.add_argument("--interface", choices=INTERFACES, default="rope",
                    help="rope: fn(x, pos, spec) -> y (default); ops: fn(op, spec, inputs) -> outputs")
-    p.add_argument("--arrays", choices=ARRAYS, default="numpy", help="the arrays fn takes and returns (default numpy)")
+    p.add_argument("--arrays", choices=ARRAYS, default="auto",
+                   help="the arrays fn takes and returns (default auto: torch where fn's module imports torch, else numpy)")
     p.add_argument("--device", choices=("cpu", "cuda"), help="torch arrays' device (default: cuda when available)")
     p.add_argument("--ops", default="rotate", help="with --interface ops: the ops fn serves, comma-separated (default rotate)")
     p.add_argument("--inplace", action="store_true",

@@ -17,7 +17,18 @@ from .spec import rope_spec
 from .wire import Unsupported, serve
 
 INTERFACES = ("rope", "ops")
-ARRAYS = ("numpy", "torch")
+ARRAYS = ("auto", "numpy", "torch")
+
+
+def arrays_of(fn):
+    """The arrays fn works in, for arrays="auto": read from the modules fn's own module binds
+    (fn.__globals__), since a torch function handed NumPy arrays fails every call. "torch" where
+    the module binds torch and not NumPy, or both and fn's own code names torch; else "numpy"."""
+    bound = {getattr(v, "__name__", None) for v in getattr(fn, "__globals__", {}).values() if type(v).__name__ == "module"}
+    code = getattr(getattr(fn, "__code__", None), "co_names", ())
+    if "torch" in bound and ("numpy" not in bound or "torch" in code):
+        return "torch"
+    return "numpy"
 
 
 def torch_device(device=None):
@@ -60,7 +71,7 @@ def array_io(arrays, device):
     return torch_io, decode, torch_io.encode_exact, torch.no_grad, f"PyTorch {torch.__version__} on {device}"
 
 
-def serve_function(fn, interface="rope", arrays="numpy", device=None, label="python function", ops=("rotate",), inplace=False):
+def serve_function(fn, interface="rope", arrays="auto", device=None, label="python function", ops=("rotate",), inplace=False):
     """Serves fn over stdin/stdout until the gate closes them (see the module's text). inplace: fn
     writes its [T, H, D] outputs into its [T, H, D] inputs (rotate's y into x) and they are read
     from there; a fn that writes into an input undeclared fails its call (pecheck.layouts)."""
@@ -68,6 +79,8 @@ def serve_function(fn, interface="rope", arrays="numpy", device=None, label="pyt
         raise ValueError(f"interface '{interface}': use one of {', '.join(INTERFACES)}")
     if arrays not in ARRAYS:
         raise ValueError(f"arrays '{arrays}': use one of {', '.join(ARRAYS)}")
+    if arrays == "auto":
+        arrays = arrays_of(fn)
     if arrays == "numpy" and device is not None:
         raise ValueError("a device is for torch arrays; NumPy's are on the CPU")
     device = torch_device(device) if arrays == "torch" else None

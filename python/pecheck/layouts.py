@@ -2,7 +2,7 @@
 that the function left its inputs, and the memory around them, as they were.
 
 The function always gets [T, H, D] arrays; what differs is the memory under them (the gate's
---layouts picks, README "Memory layouts"):
+--layouts picks; src/gate/README.md, "The wire protocol"):
     contiguous    row-major [T, H, D], the wire's own order
     padded_heads  a slice [..., :D] of a [T, H, D + 64] buffer: heads D + 64 elements apart
     transposed    the [T, H, D] view of a row-major [H, T, D] buffer

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import tempfile
 
-from .adapter import ARRAYS, INTERFACES
+from .adapter import ARRAYS, INTERFACES, arrays_of
 from .layouts import LAYOUTS
 from .target import target_of
 
@@ -50,13 +50,13 @@ def package_path_prefix():
     return f"PYTHONPATH={shlex.quote(parent)}${{PYTHONPATH:+:$PYTHONPATH}} "
 
 
-def impl_command(fn, interface="rope", arrays="numpy", device=None, ops=("rotate",), inplace=False):
+def impl_command(fn, interface="rope", arrays="auto", device=None, ops=("rotate",), inplace=False):
     """The --impl-cmd text that serves fn: this interpreter running `-m pecheck` on fn's target."""
     target, root = target_of(fn)
     argv = [sys.executable, "-m", "pecheck"]
     if interface != "rope":
         argv += ["--interface", interface, "--ops", ",".join(ops)]
-    if arrays != "numpy":
+    if arrays != "auto":
         argv += ["--arrays", arrays]
     if device is not None:
         argv += ["--device", device]
@@ -113,7 +113,7 @@ class GateResult:
         return "\n".join(lines)
 
 
-def gate(fn, spec, dtype="f32", *, cases=None, seed=None, golden=None, args=(), interface="rope", arrays="numpy",
+def gate(fn, spec, dtype="f32", *, cases=None, seed=None, golden=None, args=(), interface="rope", arrays="auto",
          device=None, ops=("rotate",), layouts=LAYOUTS, inplace=False, binary=None, timeout=None):
     """Runs `pecheck gate` on fn and returns a GateResult, whatever the verdict.
 
@@ -128,7 +128,7 @@ def gate(fn, spec, dtype="f32", *, cases=None, seed=None, golden=None, args=(), 
         raise ValueError("pecheck.gate: name at least one spec")
     if interface not in INTERFACES or arrays not in ARRAYS:
         raise ValueError(f"pecheck.gate: interface is one of {INTERFACES} and arrays one of {ARRAYS}, not {interface!r}, {arrays!r}")
-    if dtype == "bf16" and arrays == "numpy":
+    if dtype == "bf16" and (arrays if arrays != "auto" else arrays_of(fn)) == "numpy":
         raise ValueError("pecheck.gate: dtype bf16 needs arrays='torch' (NumPy has no bfloat16)")
     layouts = [layouts] if isinstance(layouts, str) else list(layouts)
     unknown = [name for name in layouts if name not in LAYOUTS]

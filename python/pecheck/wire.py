@@ -7,7 +7,7 @@
     serve(my_impl, name="my rope", ops=["rotate"])
 
 Frames: one line of JSON, then exactly payload_bytes raw bytes (row-major, little-endian). Anything
-written to stderr goes to the gate's log; stdout carries the protocol alone. See pecheck's README,
+written to stderr goes to the gate's log; stdout carries the protocol alone. See src/gate/README.md,
 "The wire protocol". Arrays are NumPy's unless decode/encode say otherwise (pecheck.torch_io).
 """
 import json

@@ -38,7 +38,7 @@ GGML_NOTES = (
     "ggml forms each token's angles as an iterated float product (theta *= base^(-2/n_dims) per pair), not a power "
     "per pair: its error grows with the position as any binary32 angle's does, within the standard tolerance's "
     "angle term (proofs/gate_tolerance.md); the audit's first positions over 10 and 100 ulps show where it grows.",
-    "Positions are int32 in ggml: the gate draws up to --max-pos 2^31 - 1 and the golden cases past it are left out "
+    "Positions are int32 in ggml: the gate draws up to --max-position 2^31 - 1 and the golden cases past it are left out "
     "(said in each run).",
 )
 

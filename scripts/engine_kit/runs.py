@@ -59,7 +59,7 @@ class GateResult:
 
 def gate(pecheck, adapter, spec, dtype, max_pos, work, golden_scope="spec", save_baseline=None, baseline=None):
     json_path = work.parent / (work.name + ".gate.json")
-    command = [pecheck, "gate", "--impl", str(adapter), "--spec", spec, "--dtype", dtype, "--max-pos", str(max_pos),
+    command = [pecheck, "gate", "--impl", str(adapter), "--spec", spec, "--dtype", dtype, "--max-position", str(max_pos),
                "--golden-scope", golden_scope, "--json", str(json_path)]
     if save_baseline:
         command += ["--save-baseline", str(save_baseline)]

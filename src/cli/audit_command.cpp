@@ -63,7 +63,7 @@ int finish(const pe::audit::audit_profile& p, output_files& files, const baselin
 pe::audit::audit_profile sweep(pe::audit::audit_request& q, bool bench) {
   std::unique_ptr<progress_line> bar;
   q.progress = [&bar](std::int64_t done, std::int64_t total) {
-    if (!bar) bar = std::make_unique<progress_line>(total, "positions");
+    if (!bar) bar = std::make_unique<progress_line>("audit", total, "positions");
     bar->update(done);
   };
   const auto started = std::chrono::steady_clock::now();

@@ -59,7 +59,7 @@ class output_files {
 // The bytes of file `path`; input_error "LABEL: cannot read it: why".
 std::string read_text_file(const std::string& path, const std::string& label);
 // The JSON that file `path` holds, under the depth limit; input_errors "LABEL: cannot read it:
-// why", "LABEL: invalid JSON: why" and the depth limit's.
+// why", "LABEL: not valid JSON, at line L, column C: why" and the depth limit's.
 nlohmann::json read_json_file(const std::string& path, const std::string& label);
 
 // The flags that name the implementation under test (--impl, --impl-cmd, --impl-reference, one at

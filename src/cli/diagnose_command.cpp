@@ -18,6 +18,12 @@ std::function<int()> add_diagnose_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("diagnose", "name the convention an implementation really computes: the spec's neighbourhood searched for its best fit");
   add_implementation_flags(*cmd, q.implementation);
   cmd->add_option("--spec", q.spec, "the spec it was asked to implement")->required();
+  // gate and audit read a model's config; diagnose judges one spec, so these say where to find it.
+  for (const auto& [flag, command] : {std::pair{"--hf-config", "from-hf"}, std::pair{"--gguf", "from-gguf"}})
+    cmd->add_option_function<std::string>(flag, [flag, command](const std::string& file) {
+         throw CLI::ValidationError(fmt::format("diagnose: {} {}: diagnose judges one spec; `pecheck spec {} {}` prints those it gives, pass one with --spec",
+                                                flag, file, command, file));
+       })->group("");
   cmd->add_option("--op", q.op, "the op to diagnose (default: rotate for the RoPE family, else the spec's first it can probe; rotate_grad: the backward pass)");
   cmd->add_option("--dtype", q.dtype, "I/O dtype: f32, f64, f16, bf16 (default f32)");
   cmd->add_option("--working", q.working, "the implementation's working precision: f32 or f64");

@@ -12,6 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/command_support.hpp"
+#include "cli/vocabulary.hpp"
 #include "cli/eval_stream.hpp"
 #include "cli/input_file.hpp"
 #include "cli/output.hpp"
@@ -113,20 +114,21 @@ std::vector<std::int64_t> parse_position_rows(const std::string& text, std::int6
 // The command-line option of each op input that has one (the CLI's spelling of the op table's
 // names), and what to say when it is missing. Inputs without one (attend's) come from --input.
 struct input_option {
-  std::string_view name;
+  std::string_view name;  // the input's name in the op table
+  std::string_view flag;  // the option that gives it
   std::string eval_options::*text;
   const char* needed;
 };
 const input_option input_options[] = {
-    {"pos", &eval_options::pos, "--pos is required (e.g. --pos 0:3)"},
-    {"rel", &eval_options::rel, "--rel is required (e.g. --rel -300:300)"},
-    {"qpos", &eval_options::qpos, "--qpos and --kpos are required (e.g. --qpos 0:4 --kpos 0:4)"},
-    {"kpos", &eval_options::kpos, "--qpos and --kpos are required (e.g. --qpos 0:4 --kpos 0:4)"},
-    {"x", &eval_options::x, "--x is required (one dim-vector, or T*H*D values)"},
-    {"dy", &eval_options::dy, "--dy is required (one dim-vector, or T*H*D values)"},
-    {"q", &eval_options::q, "--q and --k are required (each one dim-vector, or T*H*D values)"},
-    {"k", &eval_options::k, "--q and --k are required (each one dim-vector, or T*H*D values)"},
-    {"role", &eval_options::role, "--role is required: 0 (query) or 1 (key)"},
+    {"pos", "--positions", &eval_options::pos, "--positions is required (e.g. --positions 0:3)"},
+    {"rel", "--rel", &eval_options::rel, "--rel is required (e.g. --rel -300:300)"},
+    {"qpos", "--query-positions", &eval_options::qpos, "--query-positions and --key-positions are required (e.g. --query-positions 0:4 --key-positions 0:4)"},
+    {"kpos", "--key-positions", &eval_options::kpos, "--query-positions and --key-positions are required (e.g. --query-positions 0:4 --key-positions 0:4)"},
+    {"x", "--x", &eval_options::x, "--x is required (one dim-vector, or T*H*D values)"},
+    {"dy", "--dy", &eval_options::dy, "--dy is required (one dim-vector, or T*H*D values)"},
+    {"q", "--q", &eval_options::q, "--q and --k are required (each one dim-vector, or T*H*D values)"},
+    {"k", "--k", &eval_options::k, "--q and --k are required (each one dim-vector, or T*H*D values)"},
+    {"role", "--role", &eval_options::role, "--role is required: 0 (query) or 1 (key)"},
 };
 
 const input_option* option_of(std::string_view name) {
@@ -145,11 +147,13 @@ std::pair<std::int64_t, const char*> heads_of(const eval_options& o, const pe::t
 // One input from its option into c.in: integers as a list (rows for positions), or the reals of
 // --x as [T, H, D] with T the positions' rows, H from --heads and D the spec's head dim.
 void read_option(const eval_options& o, const pe::spec& s, const pe::tensor_schema& t, eval_call& c) {
-  const std::string& text = o.*(option_of(t.name)->text);
+  const auto* opt = option_of(t.name);
+  const std::string& text = o.*(opt->text);
+  const std::string flag_name(opt->flag);
   if (t.kind != pe::element_kind::real) {
-    auto values = parse_position_rows(text, t.shape.position_rows ? c.in.pos_axes : 1, "--" + std::string(t.name));
+    auto values = parse_position_rows(text, t.shape.position_rows ? c.in.pos_axes : 1, flag_name);
     if (t.shape.dims.empty()) {  // a scalar (role): one value
-      if (values.size() != 1) throw pe::input_error(fmt::format("--{}: give one value, not {}", t.name, values.size()));
+      if (values.size() != 1) throw pe::input_error(fmt::format("{}: give one value, not {}", flag_name, values.size()));
       return pe::store_input(t, {std::string(t.name), {}, std::move(values)}, c.in);
     }
     const auto n = static_cast<std::int64_t>(values.size());
@@ -157,11 +161,11 @@ void read_option(const eval_options& o, const pe::spec& s, const pe::tensor_sche
   }
   const auto [heads, flag] = heads_of(o, t);
   if (heads < 1 || heads > max_heads) throw pe::input_error(fmt::format("{} {}: use 1..{}", flag, heads, max_heads));
-  read_x(o.op, parse_values(text, "--" + std::string(t.name)), static_cast<std::int64_t>(c.in.pos.size()) / c.in.pos_axes, heads, *pe::head_dim(s), t, c);
+  read_x(o.op, parse_values(text, flag_name), static_cast<std::int64_t>(c.in.pos.size()) / c.in.pos_axes, heads, *pe::head_dim(s), t, c);
 }
 
 // The sizes the options' text gives, counted without reading a value: each integer input's rows
-// under the first symbol of its shape (T for --pos, N for --rel, S for --kpos), and H from
+// under the first symbol of its shape (T for --positions, N for --rel, S for --key-positions), and H from
 // --heads where the op reads x. Enough for pe::output_shapes to size rotate's y or bias's table
 // before a position is stored.
 pe::shape_bindings counted_sizes(const eval_options& o, const pe::spec& s) {
@@ -178,13 +182,13 @@ pe::shape_bindings counted_sizes(const eval_options& o, const pe::spec& s) {
     }
     if (text.empty()) continue;
     const std::uint64_t rows = t->shape.position_rows && rows_in(text, axes) ? static_cast<std::uint64_t>(std::count(text.begin(), text.end(), ';')) + 1
-                                                                  : count_positions(text, "--" + std::string(t->name));
+                                                                  : count_positions(text, std::string(opt->flag));
     b.emplace(std::string(t->shape.dims[0]), static_cast<std::int64_t>(std::min<std::uint64_t>(rows, std::numeric_limits<std::int64_t>::max())));
   }
   return b;
 }
 
-// The op's inputs on s: each from its option, integers before reals (x's tokens are --pos's
+// The op's inputs on s: each from its option, integers before reals (x's tokens are --positions's
 // rows), each group all present before any is parsed; or all from --input where some input has
 // no option.
 eval_call read_inputs(const eval_options& o, const pe::spec& s) {
@@ -193,9 +197,9 @@ eval_call read_inputs(const eval_options& o, const pe::spec& s) {
   // ignore; so is an option beside --input, which gives every input.
   for (const auto& opt : input_options) {
     if ((o.*(opt.text)).empty()) continue;
-    if (!o.input.empty()) throw pe::input_error(fmt::format("eval {}: give the inputs in --input or as options, not both (--{})", o.op, opt.name));
+    if (!o.input.empty()) throw pe::input_error(fmt::format("eval {}: give the inputs in --input or as options, not both ({})", o.op, opt.flag));
     if (std::none_of(inputs.begin(), inputs.end(), [&](const pe::tensor_schema* t) { return t->name == opt.name; }))
-      throw pe::input_error(fmt::format("eval {}: --{} is not an input of {} on {}", o.op, opt.name, o.op, s.scheme()));
+      throw pe::input_error(fmt::format("eval {}: {} is not an input of {} on {}", o.op, opt.flag, o.op, s.scheme()));
   }
   if (!o.input.empty() || std::any_of(inputs.begin(), inputs.end(), [](const pe::tensor_schema* t) { return !option_of(t->name); })) {
     if (o.input.empty()) {
@@ -267,7 +271,7 @@ int run_eval(const eval_options& o) {
   return 0;
 }
 
-// The size rules and what a failure leaves, for --help (README.md's eval section says the same).
+// The size rules and what a failure leaves, for --help (src/cli/README.md's eval section says the same).
 constexpr const char* eval_footer =
     "Sizes: the table, and ops other than encode and rotate, hold the whole result and print at most 4194304 (2^22) "
     "values (--limit values=N). csv, json and npy stream encode and rotate: computed, written and freed in chunks of about 16 MiB, so "
@@ -281,13 +285,13 @@ constexpr const char* eval_footer =
 
 std::function<int()> add_eval_command(CLI::App& app) {
   auto o = std::make_shared<eval_options>();
-  auto* cmd = app.add_subcommand("eval", "Evaluate the reference: OP on SPEC, e.g. encode 'sinusoidal(dim=4)' --pos 0:3");
+  auto* cmd = app.add_subcommand("eval", "Evaluate the reference: OP on SPEC, e.g. encode 'sinusoidal(dim=4)' --positions 0:3");
   const auto ops = pe::op_names();
   cmd->add_option("op", o->op, fmt::format("{} or {}", fmt::join(ops.begin(), ops.end() - 1, ", "), ops.back()))
       ->required()
       ->check(CLI::IsMember(ops));
   cmd->add_option("spec", o->spec, "the scheme, as spec text or its JSON twin")->required();
-  cmd->add_option("--pos", o->pos, "positions: 0,1,2 or a half-open range a:b (or a mix)");
+  cmd->add_option("--positions", o->pos, "positions: 0,1,2 or a half-open range a:b (or a mix)");
   cmd->add_option("--x", o->x, "rotate's input: T*H*D values row-major, or one D-vector for every token and head");
   cmd->add_option("--dy", o->dy, "rotate_grad's input, the gradient of rotate's y: as --x");
   cmd->add_option("--q", o->q, "rotate_qk's queries: as --x, with --heads heads");
@@ -296,8 +300,11 @@ std::function<int()> add_eval_command(CLI::App& app) {
   cmd->add_option("--kv-heads", o->kv_heads, "heads of rotate_qk's k, a divisor of --heads (grouped-query attention; default 1)");
   cmd->add_option("--role", o->role, "rotate's and rotate_grad's role where the scheme scales queries and keys apart (xpos): 0 query, 1 key");
   cmd->add_option("--rel", o->rel, "bucket's relative distances key - query: a list or range like -300:300");
-  cmd->add_option("--qpos", o->qpos, "bias's query positions");
-  cmd->add_option("--kpos", o->kpos, "bias's key positions");
+  cmd->add_option("--query-positions", o->qpos, "bias's query positions");
+  cmd->add_option("--key-positions", o->kpos, "bias's key positions");
+  add_deprecated_spelling(*cmd, "--pos", "--positions", o->pos);
+  add_deprecated_spelling(*cmd, "--qpos", "--query-positions", o->qpos);
+  add_deprecated_spelling(*cmd, "--kpos", "--key-positions", o->kpos);
   cmd->add_option("--input", o->input,
                   "attend's inputs as JSON: {\"q\": {\"shape\": [T,H,D], \"data\": [...]}, \"k\", \"v\", \"qpos\", "
                   "\"kpos\", \"causal\"}; absolute encodings take \"x\", \"wq\", \"wk\", \"wv\", \"heads\" instead of q, k, v");

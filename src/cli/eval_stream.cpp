@@ -20,7 +20,7 @@ namespace {
 // A result held whole (the table, which aligns every value to the widest, and ops that do not
 // split by token, which compute their output in one piece) is bounded by limit::values; a
 // streamed one holds a chunk at a time and is bounded by limit::streamed_values, which only
-// refuses at once what no one means to write (a typo in --pos or --heads usually lands far beyond).
+// refuses at once what no one means to write (a typo in --positions or --heads usually lands far beyond).
 // A chunk's values and their text, roughly: chunk_bytes / bytes_per_value values.
 constexpr std::size_t chunk_bytes = std::size_t{16} << 20;
 
@@ -83,7 +83,7 @@ template <class T>
 void run_chunked(const eval_call& c, const pe::spec& s, pe::limit limit, std::int64_t chunk_tokens, unsigned bits, result_writer& w) {
   const std::int64_t tokens = pe::token_count(c.in), seq_len = pe::call_seq_len(c.in.pos);
   const auto n_outputs = static_cast<std::int64_t>(pe::outputs_of(c.op, s).size());
-  progress_line progress(tokens * n_outputs, "positions");
+  progress_line progress("eval", tokens * n_outputs, "positions");
   for (std::int64_t o = 0; o < n_outputs; ++o) {
     // Without chunk_tokens the first chunk is one token: its width sizes the chunks (and checks an
     // output whose shape only the op knows) before the rest is computed.

@@ -8,6 +8,7 @@
 #include "cli/command_support.hpp"
 #include "cli/commands.hpp"
 #include "cli/golden_location.hpp"
+#include "cli/vocabulary.hpp"
 #include "cli/model_source.hpp"
 #include "convert/layer_specs.hpp"
 #include "gate/gate_baseline.hpp"
@@ -38,8 +39,9 @@ std::function<int()> add_gate_command(CLI::App& app) {
       ->check(CLI::IsMember({"f64", "f32", "f16", "bf16"}));
   cmd->add_option("--working", q.working, "the implementation's working precision: f32 or f64 (default: f32, or f64 for --dtype f64)");
   cmd->add_option("--tolerance", q.tolerance, "strict (direct angles only), standard, loose (4x) or the angle coefficient C itself, a number >= 1 (proofs/gate_tolerance.md)");
-  cmd->add_option("--max-pos", q.max_pos, "the largest position the implementation is judged on (default 2^40, the most): draws reach it, golden cases past it are left out")
+  cmd->add_option("--max-position", q.max_pos, "the largest position the implementation is judged on (default 2^40, the most): draws reach it, golden cases past it are left out")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  add_deprecated_spelling(*cmd, "--max-pos", "--max-position", q.max_pos)->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   cmd->add_option("--allow-partial", q.allow_partial,
                   "ops (comma-separated) whose declined cases are accepted as out of scope: their INCOMPLETE checks do not fail the run")
       ->delimiter(',')
@@ -74,9 +76,12 @@ std::function<int()> add_gate_command(CLI::App& app) {
     if (o->request.specs.empty()) throw pe::input_error("gate: --spec, --hf-config or --gguf is required");
     if (o->request.golden.empty() && o->request.golden_scope != "none") o->request.golden = tool_golden_dir();
     if (isatty(2)) {  // a progress line on a terminal only; logs and CI get the report alone
+      // Until the first case: an interpreter (--impl-cmd) may take seconds to start.
+      fmt::print(stderr, "\r  gate: starting {}", o->request.implementation.text());
+      std::fflush(stderr);
       o->request.progress = [](const std::string& check, int done, int total) {
-        if (total > 0) fmt::print(stderr, "\r  {:<12} {:>6} / {:<6}", check, done, total);
-        else fmt::print(stderr, "\r  {:<12} {:>6} cases    ", check, done);
+        if (total > 0) fmt::print(stderr, "\r  gate: {:<12} {:>6} / {:<6}\033[K", check, done, total);
+        else fmt::print(stderr, "\r  gate: {:<12} {:>6} cases\033[K", check, done);
         std::fflush(stderr);
       };
     }
@@ -87,7 +92,7 @@ std::function<int()> add_gate_command(CLI::App& app) {
     files.open(o->junit, "--junit");
     files.open(o->baseline.save, "--save-baseline");
     const auto report = pe::gate::run(o->request);
-    if (isatty(2)) fmt::print(stderr, "\r{:40}\r", "");  // clear the progress line
+    if (isatty(2)) fmt::print(stderr, "\r\033[K");  // clear the progress line
     // The files between the results and the verdict: one that cannot be written (opened before the
     // run, so only a write that fails now: a full disk) stops the command (exit 2) with the results
     // shown and no verdict line.

@@ -4,6 +4,7 @@
 #include "cli/command_support.hpp"
 #include "cli/commands.hpp"
 #include "cli/golden_location.hpp"
+#include "cli/vocabulary.hpp"
 #include "golden/golden_tree.hpp"
 #include "pe/error.hpp"
 
@@ -26,9 +27,9 @@ std::function<int()> add_golden_command(CLI::App& app) {
   cmd->require_subcommand(1);
   auto* regen = cmd->add_subcommand("regen", "recompute the golden files from the case definitions (atomically)");
   regen->add_option("--only", o->only, "regex: regenerate only the files whose path matches");
-  regen->add_option("--dir", o->dir, "the golden directory to write (default golden, in the working directory: run it in the source tree)");
+  regen->add_option("--golden", o->dir, "the golden directory to write (default golden, in the working directory: run it in the source tree)");
   auto* verify = cmd->add_subcommand("verify", "recompute every value at the stored precision and 64 bits more, check hashes");
-  verify->add_option("--dir", o->dir, "the golden directory (default: the one installed with this pecheck, found from its own location)");
+  verify->add_option("--golden", o->dir, "the golden directory (default: the one installed with this pecheck, found from its own location)");
   verify->add_option("--only", o->only, "regex: recompute only the files whose path matches (hashes: all)");
   auto* diff = cmd->add_subcommand("diff", "what changed between two golden trees, case by case");
   diff->add_option("A", o->a, "the first golden directory")->required();
@@ -36,8 +37,9 @@ std::function<int()> add_golden_command(CLI::App& app) {
   auto* exp = cmd->add_subcommand("export", "the cases rounded to f32 or f64 as .npy files (or JSON) with an index");
   exp->add_option("--format", o->format, "npy or json")->check(CLI::IsMember({"npy", "json"}));
   exp->add_option("--dtype", o->dtype, "f32 or f64")->check(CLI::IsMember({"f32", "f64"}));
-  exp->add_option("--dir", o->dir, "the golden directory (default: the one installed with this pecheck, found from its own location)");
+  exp->add_option("--golden", o->dir, "the golden directory (default: the one installed with this pecheck, found from its own location)");
   exp->add_option("OUT", o->out, "output directory")->required();
+  for (auto* sub : {regen, verify, exp}) add_deprecated_spelling(*sub, "--dir", "--golden", o->dir);
   return [o, regen, verify, diff] {  // none of the three: export (a subcommand is required)
     if (regen->parsed()) {
       if (o->dir.empty()) o->dir = "golden";

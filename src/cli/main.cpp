@@ -13,6 +13,7 @@
 
 #include "cli/command_support.hpp"
 #include "cli/commands.hpp"
+#include "cli/vocabulary.hpp"
 #include "pe/error.hpp"
 #include "pe/limits.hpp"
 #include "pe/parallel.hpp"
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   app.add_option("--limit", limits, fmt::format("NAME=N: set a limit checked before work; repeatable. Limits: {}", fmt::join(limit_docs, "; ")))
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.fallthrough();
+  app.set_version_flag("--version", "pecheck " PECHECK_VERSION, "print pecheck's version and exit");
   std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
   for (auto add : {pecheck::add_list_command, pecheck::add_eval_command, pecheck::add_check_command, pecheck::add_golden_command, pecheck::add_gate_command,
                     pecheck::add_audit_command, pecheck::add_diagnose_command, pecheck::add_spec_command}) {
@@ -37,6 +39,13 @@ int main(int argc, char** argv) {
     commands.emplace_back(app.get_subcommands({}).back(), run);
   }
   pecheck::refuse_integer_overflow(app);
+  // Arguments no option takes are kept, not refused by CLI11 ("The following arguments were not
+  // expected: 0:3 --postions"): the deepest command chosen names the first and suggests the nearest.
+  app.allow_extras();
+  for (auto* sub : app.get_subcommands({})) {
+    sub->allow_extras();
+    for (auto* inner : sub->get_subcommands({})) inner->allow_extras();
+  }
   // A first word that names no command gets a clearer line than CLI11's own.
   std::vector<std::string> names;
   for (const auto& [sub, run] : commands) names.push_back(sub->get_name());
@@ -63,9 +72,24 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     fmt::print(stderr, "pecheck: {}\n", pe::one_line(e.what()));
     return 2;
+  }
+  {
+    const CLI::App* chosen = &app;
+    for (bool deeper = true; deeper;) {
+      deeper = false;
+      for (const auto* sub : chosen->get_subcommands({}))
+        if (sub->parsed()) chosen = sub, deeper = true;
+    }
+    std::vector<std::string> rest;
+    for (const CLI::App* a = chosen; a != nullptr; a = a->get_parent())
+      for (const auto& r : a->remaining()) rest.push_back(r);
+    if (!rest.empty()) {
+      fmt::print(stderr, "{}\n", pecheck::unknown_arguments_line(*chosen, rest));
+      return 2;
+    }
   }
   if (threads > 0) pe::set_worker_threads(threads);
   try {

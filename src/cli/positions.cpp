@@ -1,4 +1,4 @@
-// Parsing of --pos lists.
+// Parsing of --positions lists.
 #include "cli/positions.hpp"
 
 #include <charconv>

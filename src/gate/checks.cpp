@@ -27,10 +27,13 @@ void hold_to_coverage(check_result& r) {
   const std::string declined = r.declined_ops.empty() ? "" : fmt::format(" ({} declined)", fmt::join(r.declined_ops, ", "));
   r.detail = fmt::format("{}{}{}{}", fmt::join(why, "; "), declined, r.detail.empty() ? "" : "; ", r.detail);
 }
-std::string minimal_case_line(const gate_options& o, bool shrink_stopped, const std::string& example) {
+std::string minimal_case_line(const gate_options& o, bool shrink_stopped, const props::drawn_case& example) {
   if (example.empty()) return "";
-  if (shrink_stopped) return fmt::format("\n    minimal case (the smallest found in {} shrinking steps, where shrinking stops): {}", o.shrink_budget, example);
-  return "\n    minimal case: " + example;
+  const std::string head = shrink_stopped ? fmt::format("minimal case (the smallest found in {} shrinking steps, where shrinking stops):", o.shrink_budget)
+                                          : std::string("minimal case:");
+  // On a line of its own under a long head; after a short one. --json has the whole case.
+  if (head.size() > 20) return fmt::format("\n    {}\n      {}", head, props::case_lines(example, 6, 6));
+  return fmt::format("\n    {} {}", head, props::case_lines(example, 4 + head.size() + 1, 6));
 }
 
 }  // namespace pe::gate

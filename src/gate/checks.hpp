@@ -11,6 +11,7 @@
 
 #include "gate/implementation.hpp"
 #include "gate/tolerance.hpp"
+#include "properties/case_text.hpp"
 
 namespace pe::golden {
 struct golden_file;
@@ -22,11 +23,14 @@ struct gate_options {
   std::string spec;      // canonical text
   error_model model;
   std::int64_t max_pos = std::int64_t{1} << 40;       // the largest position drawn for this spec (drawn_position_limit)
-  std::int64_t declared_max_pos = std::int64_t{1} << 40;  // --max-pos as given: golden cases past it are left out
+  std::int64_t declared_max_pos = std::int64_t{1} << 40;  // --max-position as given: golden cases past it are left out
   int cases = 100;
   std::uint64_t seed = 20261129;
   std::filesystem::path golden_dir = "golden";
   std::string reproduce_prefix;  // "pecheck gate --impl X" : checks append their own flags
+  // "pecheck diagnose --impl X --dtype ...": a conformance FAIL appends --spec and --op, so that the
+  // report ends with the command that names the convention the implementation computes instead.
+  std::string diagnose_prefix;
   // Called as cases run (check name, cases run so far, cases planned or 0 if unknown); may be empty.
   std::function<void(const std::string&, int, int)> progress;
   // Shrinking steps a failing check may spend calling the implementation: the smallest failing
@@ -57,8 +61,12 @@ struct check_result {
   double worst_fraction = 0;    // worst error / bound
   double first_failure_fraction = 0;  // error / bound on the first failing case before shrinking: the detection margin
   std::string worst_where;      // which element
-  std::string detail;           // why it failed / was skipped; the counterexample
+  std::string detail;           // why it failed / was skipped; the minimal case, short
+  // A FAIL's minimal case, whole: (name, value) per input handed to the implementation, or per
+  // value a law drew. The report prints it short (props::case_lines); --json has it all.
+  props::drawn_case minimal_case;
   std::string reproduce;
+  std::string diagnose;  // a conformance FAIL of an op diagnose probes: the pecheck diagnose command to run next
   bool law = false;  // a law's check: no reference is compared, so there is no error in ulps
   int unsupported = 0;  // calls answered unsupported: their cases were left out, not passed
   int planned = 0;      // the cases the check asked for: a PASS answered all of them
@@ -80,9 +88,9 @@ void hold_to_coverage(check_result& r);
 
 // One result per op of the scheme: conformance.rotate and conformance.inv_freq for the RoPE
 // family, conformance.bucket and conformance.bias for T5, conformance.encode, conformance.bias ...
-// The report's "minimal case" line of a failed check: the shrunk case's values, saying so where
-// shrinking stopped at o.shrink_budget; "" for an empty example.
-std::string minimal_case_line(const gate_options& o, bool shrink_stopped, const std::string& example);
+// The report's "minimal case" lines of a failed check: the shrunk case's values by name, long ones
+// shortened, within 120 columns, saying so where shrinking stopped at o.shrink_budget; "" for none.
+std::string minimal_case_line(const gate_options& o, bool shrink_stopped, const props::drawn_case& example);
 
 std::vector<check_result> check_conformance(implementation& impl, const gate_options& o);
 // One result per golden file of the scheme ("golden:<path>"), or of the spec alone with

@@ -3,12 +3,14 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gate/call_policy.hpp"
 #include "gate/check_support.hpp"
 #include "gate/checks.hpp"
 #include "gate/coverage.hpp"
 #include "gate/gate_ops.hpp"
+#include "gate/op_io.hpp"
 #include "pe/op_schema.hpp"
 #include "pe/scheme.hpp"
 #include "pe/schemes/rope.hpp"
@@ -17,6 +19,18 @@
 
 namespace pe::gate {
 namespace {
+
+// The case's inputs as run_case hands them to the implementation (rounded to the run's dtypes), each
+// by its name in the op table and its shape: "x [1, 1, 64]" = "[0, 0.000244141, ...]", every value.
+props::drawn_case handed_inputs(const std::string& op, const spec& s, const op_inputs& drawn, const error_model& m) {
+  props::drawn_case out;
+  for (const auto& t : io_inputs(op, s, rounded_inputs(op, s, drawn, m.io, m.tables), m.io, m.tables)) {
+    std::vector<double> values;
+    for (std::int64_t e = 0; e < t.elements(); ++e) values.push_back(t.at(e));
+    out.emplace_back(fmt::format("{} {}", t.name, t.shape), fmt::format("[{}]", fmt::join(values, ", ")));
+  }
+  return out;
+}
 
 // Conformance of one op: RapidCheck cases (inv_freq has no inputs: one case) against the exact reference.
 check_result conformance_of(implementation& impl, const gate_options& o, const spec& s, const std::string& op) {
@@ -35,6 +49,9 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
   outcome worst;
   coverage reached(o.model.io);
   call_policy calls(cases);  // patience: as many unsupported answers as there are cases
+  // The inputs of the last failing case, as the implementation was handed them: shrinking only
+  // keeps a smaller case that fails, so the last one is the minimal case.
+  props::drawn_case last_failing;
   const auto result = props::run_rapidcheck({cases, o.seed, o.shrink_budget}, [&] {
     calls.before_call();
     if (o.progress) o.progress(r.check, ++tried, cases);
@@ -48,6 +65,7 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
     if (c.status == call_status::ok && c.worst_fraction > worst.worst_fraction) worst = c;
     worst.worst_ulps = std::max(worst.worst_ulps, c.worst_ulps);
     if (!c.within && r.first_failure_fraction == 0) r.first_failure_fraction = c.status == call_status::ok ? c.worst_fraction : INFINITY;
+    if (!c.within) last_failing = handed_inputs(op, s, in, o.model);
     if (!c.within) props::fail(fmt::format("{}: {}", c.status == call_status::ok ? "out of bound" : status_name(c.status), c.message));
   });
   r.unsupported = calls.unsupported();
@@ -76,9 +94,11 @@ check_result conformance_of(implementation& impl, const gate_options& o, const s
   } else if (result.verdict == props::run_verdict::failed) {
     r.cases = result.cases;
     r.detail = result.message;
-    std::string example;
-    for (const auto& [type, value] : result.counterexample) example += fmt::format("{}{}", example.empty() ? "" : "; ", value);
-    r.detail += minimal_case_line(o, result.shrink_stopped, example);
+    r.minimal_case = last_failing;
+    r.detail += minimal_case_line(o, result.shrink_stopped, r.minimal_case);
+    // diagnose names, in one sentence, the convention the implementation computes instead.
+    if (gate_op_of(op).probe && !o.diagnose_prefix.empty())
+      r.diagnose = fmt::format("{} --spec {} --op {}", o.diagnose_prefix, props::shell_quote(o.spec), op);
   } else {
     r.detail = result.account;
   }

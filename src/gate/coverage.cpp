@@ -10,7 +10,7 @@ namespace pe::gate {
 namespace {
 
 // The bands end at the widths real kernels hold positions in: 2^8 (bf16 integers end at 256),
-// 2^16, 2^24 (binary32), 2^32 (uint32), 2^40 (the gate's default --max-pos); the first is position 0 alone.
+// 2^16, 2^24 (binary32), 2^32 (uint32), 2^40 (the gate's default --max-position); the first is position 0 alone.
 constexpr std::array<const char*, coverage::class_count> names = {
     "position 0", "positions in [1, 2^8]", "positions in (2^8, 2^16]", "positions in (2^16, 2^24]", "positions in (2^24, 2^32]",
     "positions in (2^32, 2^40]", "positions past 2^40", "one token", "several tokens", "one head", "several heads",

@@ -67,7 +67,7 @@ std::vector<check_result> check_golden(implementation& impl, const gate_options&
       continue;
     }
     auto r = result_for("golden:" + entry.path, fs.text());
-    // Cases past the range the implementation declared (--max-pos), and past xPos's scales'
+    // Cases past the range the implementation declared (--max-position), and past xPos's scales'
     // reach in a narrow format, where no correct kernel in it can answer, are left out, and said
     // so (tolerance.hpp, drawn_position_limit).
     const std::int64_t scales_reach = drawn_position_limit(fs, o.model, std::numeric_limits<std::int64_t>::max());
@@ -104,7 +104,7 @@ std::vector<check_result> check_golden(implementation& impl, const gate_options&
       r.detail = reach < o.declared_max_pos
                      ? fmt::format("{} of {} cases have a position beyond {}, where the scheme's scales pass the range the gate holds {} kernels to: left out",
                                    beyond, file.cases.size(), reach, dtype_format(o.model.io).name)
-                     : fmt::format("{} of {} cases have a position beyond --max-pos {}: left out", beyond, file.cases.size(), reach);
+                     : fmt::format("{} of {} cases have a position beyond --max-position {}: left out", beyond, file.cases.size(), reach);
       if (r.cases == 0 && r.unsupported == 0) r.result = verdict::skipped;
     }
     r.top_position = reached.top_answered_position();

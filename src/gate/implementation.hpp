@@ -85,7 +85,7 @@ std::unique_ptr<implementation> load_plugin(const std::string& path, int timeout
                                             std::size_t memory_limit_bytes = default_call_memory_bytes,
                                             std::size_t address_space_bytes = default_call_address_space_bytes);
 
-// A process speaking the wire protocol (README: "The wire protocol"), started with /bin/sh -c
+// A process speaking the wire protocol (src/gate/README.md: "The wire protocol"), started with /bin/sh -c
 // COMMAND in a process group of its own. Throws input_error (exit 2) when it does not answer
 // hello within `start_timeout_ms`. A call that hangs (past `timeout_ms`) or dies fails its case,
 // the group is killed, and the process is started again for the next, answering hello first under

@@ -26,7 +26,7 @@ struct call_failed : std::runtime_error {
 };
 
 // The implementation as a law sees it. Inputs reach it rounded to the I/O dtype (stored), every
-// output carries the error model's bound (output_error), positions stay within --max-pos.
+// output carries the error model's bound (output_error), positions stay within --max-position.
 class implementation_backend final : public props::backend<double> {
  public:
   implementation_backend(implementation& impl, const error_model& m, std::int64_t max_pos, int patience)
@@ -152,9 +152,8 @@ std::vector<check_result> check_laws(implementation& impl, const gate_options& o
       r.result = verdict::fail;
       // After a fatal call the shrinking steps are discarded uncalled: the case shown is the one that did it.
       r.detail = fmt::format("{}: {}", p.statement, backend.fatal().empty() ? result.failure : backend.fatal());
-      std::string example;
-      for (const char c : result.counterexample) example += c == '\n' ? std::string("; ") : std::string(1, c);
-      r.detail += minimal_case_line(o, result.shrink_stopped, example.empty() ? example : example.substr(0, example.size() - 2));
+      r.minimal_case = result.drawn;
+      r.detail += minimal_case_line(o, result.shrink_stopped, r.minimal_case);
     }
     r.unsupported = backend.unsupported_calls();
     hold_to_coverage(r);

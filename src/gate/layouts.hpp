@@ -10,7 +10,7 @@
 
 namespace pe::gate {
 
-// The layouts the wire protocol names (README, "Memory layouts"). The function always sees a
+// The layouts the wire protocol names (src/gate/README.md, "The wire protocol", item 4). The function always sees a
 // [T, H, D] array; what differs is the memory under it:
 //   contiguous    row-major [T, H, D], the wire's own order;
 //   padded_heads  a slice [..., :D] of a [T, H, D + 64] buffer: heads D + 64 apart;

@@ -37,7 +37,7 @@ void put_edge_values(const spec& s, op_inputs& in, dtype io) {
   std::vector<std::size_t> large_at;
   for (std::size_t e = 0; e < in.x.data.size(); ++e) {
     if (!*rc::gen::arbitrary<bool>()) continue;
-    const double sign = *rc::gen::element(1.0, -1.0);
+    const double sign = *rc::gen::element(1.0, -1.0).as("sign");
     switch (*rc::gen::inRange(0, 4)) {
       case 0: in.x.data[e] = sign * 0.0; break;
       case 1: in.x.data[e] = sign * tiny * static_cast<double>(*rc::gen::inRange<std::int64_t>(1, steps)); break;
@@ -90,7 +90,7 @@ void near_a_boundary(const spec& s, std::int64_t max_pos, op_inputs& in) {
   for (const auto p : boundary_positions(s))
     if (p <= max_pos) edges.push_back(p);
   if (!edges.empty() && *rc::gen::inRange(0, 3) == 0) {
-    const auto edge = *rc::gen::elementOf(edges);
+    const auto edge = *rc::gen::elementOf(edges).as("edge");
     for (auto& p : in.pos) p = std::min(p, edge);
     in.pos[*rc::gen::inRange<std::size_t>(0, in.pos.size())] = edge;
     RC_CLASSIFY(true, "boundary position");
@@ -106,7 +106,7 @@ void put_rows(const spec& s, op_inputs& in, std::int64_t heads) {
 
 // A quarter of the cases put values at the I/O dtype's edges into in.x (turned as in.role).
 void maybe_edge_values(const spec& s, op_inputs& in, dtype io) {
-  const bool edges = *rc::gen::inRange(0, 4) == 0;
+  const bool edges = *rc::gen::inRange(0, 4).as("edges") == 0;
   if (edges) put_edge_values(s, in, io);
   RC_CLASSIFY(edges, "values at the dtype's edges");
 }
@@ -141,7 +141,7 @@ op_inputs rotate(const spec& s, std::int64_t max_pos, dtype io) {
   op_inputs in = positions(s, max_pos, draw_tokens());
   near_a_boundary(s, max_pos, in);
   put_rows(s, in, draw_heads());
-  if (rotates_by_role(s)) in.role = *rc::gen::inRange(0, 2);  // xPos: query 0 or key 1
+  if (rotates_by_role(s)) in.role = *rc::gen::inRange(0, 2).as("role");  // xPos: query 0 or key 1
   maybe_edge_values(s, in, io);
   return in;
 }
@@ -153,8 +153,8 @@ op_inputs rotate_qk(const spec& s, std::int64_t max_pos, dtype io) {
   op_inputs in = positions(s, max_pos, draw_tokens());
   near_a_boundary(s, max_pos, in);
   const bool by_role = rotates_by_role(s);
-  const auto key_heads = *rc::gen::weightedOneOf<std::int64_t>({{7, rc::gen::inRange<std::int64_t>(1, 4)}, {1, rc::gen::inRange<std::int64_t>(4, 10)}});
-  const auto group = *rc::gen::inRange<std::int64_t>(2, 5);
+  const auto key_heads = *rc::gen::weightedOneOf<std::int64_t>({{7, rc::gen::inRange<std::int64_t>(1, 4)}, {1, rc::gen::inRange<std::int64_t>(4, 10)}}).as("key_heads");
+  const auto group = *rc::gen::inRange<std::int64_t>(2, 5).as("group");
   put_rows(s, in, key_heads);
   if (by_role) in.role = 1;
   maybe_edge_values(s, in, io);
@@ -179,7 +179,7 @@ op_inputs bias(const spec& s, std::int64_t max_pos, dtype) {
   op_inputs in;
   in.pos_axes = position_axes(s);
   for (std::int64_t t = 0; t < tokens; ++t) in.qpos.push_back(*props::gen_position(max_pos));
-  const auto keys = *rc::gen::inRange<std::int64_t>(1, 9);
+  const auto keys = *rc::gen::inRange<std::int64_t>(1, 9).as("keys");
   for (std::int64_t t = 0; t < keys; ++t) in.kpos.push_back(*props::gen_position(max_pos));
   return in;
 }
@@ -205,7 +205,7 @@ op_inputs attend(const spec& s, std::int64_t max_pos, dtype) {
   // Half the cases keep every position <= 2^12: at large positions a binary32 kernel's angle
   // errors make the scores unresolvable and only the values' hull bounds the output
   // (proofs/gate_tolerance.md, attend), so those cases say little.
-  const bool near = *rc::gen::arbitrary<bool>();
+  const bool near = *rc::gen::arbitrary<bool>().as("near");
   const std::int64_t top = near ? std::min<std::int64_t>(max_pos, 4096) : max_pos;
   RC_CLASSIFY(near, "positions<=2^12");
   a.qpos.clear();

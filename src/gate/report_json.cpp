@@ -31,6 +31,12 @@ std::string json_report(const gate_report& report) {
                            {"never_answered", r.never_answered}, {"declined_ops", r.declined_ops}, {"accepted_partial", r.accepted}, {"worst_ulps", r.worst_ulps}, {"worst_fraction_of_bound", r.worst_fraction},
                            {"first_failure_fraction_of_bound", first_failure}, {"worst", r.worst_where},
                            {"detail", r.detail}, {"reproduce", r.reproduce}});
+    if (!r.diagnose.empty()) j["checks"].back()["diagnose"] = r.diagnose;
+    // The minimal case whole, each input or draw by name: the text report shows it short.
+    if (!r.minimal_case.empty()) {
+      auto& c = j["checks"].back()["minimal_case"] = nlohmann::ordered_json::array();
+      for (const auto& [name, value] : r.minimal_case) c.push_back({{"name", name}, {"value", value}});
+    }
   }
   j["unchecked"] = report.unchecked;
   j["notes"] = report.notes;

@@ -39,8 +39,8 @@ std::string junit_report(const gate_report& report) {
     out += fmt::format("  <testcase classname=\"{}\" name=\"{}\">", r.check, xml_escaped(r.spec_and_layout()));
     if (failed(r)) {
       const std::string head = r.result == verdict::incomplete ? "INCOMPLETE: " : "";
-      out += fmt::format("<failure message=\"{}\">{}\nreproduce: {}</failure>", xml_escaped(head + r.detail.substr(0, r.detail.find('\n'))),
-                         xml_escaped(r.detail), xml_escaped(r.reproduce));
+      out += fmt::format("<failure message=\"{}\">{}\nreproduce: {}{}</failure>", xml_escaped(head + r.detail.substr(0, r.detail.find('\n'))),
+                         xml_escaped(r.detail), xml_escaped(r.reproduce), r.diagnose.empty() ? "" : xml_escaped("\ndiagnose: " + r.diagnose));
     } else if (r.result != verdict::pass) {
       out += fmt::format("<skipped message=\"{}\"/>", xml_escaped(std::string(verdict_name(r.result)) + ": " + r.detail));
     }

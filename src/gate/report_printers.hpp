@@ -11,7 +11,7 @@ namespace pe::gate {
 std::string text_results(const gate_report& report);
 // What follows the results: the bench line where the run was timed, the sandbox's lines (what was
 // on, in short, and each protection that was off with why), then the verdict line: "gate:
-// PASS", "gate: FAIL" or "gate: INCOMPLETE", the positions judged (--max-pos) and the ops accepted
+// PASS", "gate: FAIL" or "gate: INCOMPLETE", the positions judged (--max-position) and the ops accepted
 // as partial (--allow-partial), or "gate: NOTHING SUPPORTED" (exit 2).
 std::string text_summary(const gate_report& report);
 

@@ -24,6 +24,7 @@ std::string line_of(const check_result& r, const std::string& dtype) {
     out += fmt::format("  (first failing case at {:.3g} times its bound)", r.first_failure_fraction);
   if (!r.detail.empty()) out += "\n    " + r.detail;
   if (r.result == verdict::fail) out += "\n    reproduce: " + r.reproduce;
+  if (!r.diagnose.empty()) out += "\n    diagnose:  " + r.diagnose;
   return out;
 }
 
@@ -54,7 +55,7 @@ std::string text_summary(const gate_report& report) {
   if (!report.allow_partial.empty()) out += fmt::format(", partial accepted: {}", fmt::join(report.allow_partial, ", "));
   if (report.verdict() == "INCOMPLETE") {
     out += fmt::format(" ({} check{} INCOMPLETE, {} spec{} unchecked: what was declined was not checked; --allow-partial OP[,OP] accepts "
-                       "an op's declined cases, --max-pos N declares a narrower range of positions)",
+                       "an op's declined cases, --max-position N declares a narrower range of positions)",
                        report.incomplete, report.incomplete == 1 ? "" : "s", report.unchecked.size(), report.unchecked.size() == 1 ? "" : "s");
   }
   return out + "\n";

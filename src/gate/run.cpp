@@ -23,7 +23,7 @@ namespace {
 
 // Every check on every spec in one layout, in report order.
 std::vector<check_result> run_checks_in(implementation& target, const run_request& q, const std::vector<std::string>& specs,
-                                        const error_model& model, const std::string& reproduce_prefix) {
+                                        const error_model& model, const std::string& reproduce_prefix, const std::string& diagnose_prefix) {
   std::vector<check_result> out;
   std::set<std::string> golden_checked;  // a golden file is run once, for the first spec of its scheme
   const auto golden_files = std::make_shared<std::map<std::string, golden::golden_file>>();
@@ -33,6 +33,7 @@ std::vector<check_result> run_checks_in(implementation& target, const run_reques
     g.golden_checked = golden_checked;
     g.golden_files = golden_files;
     g.progress = q.progress;
+    g.diagnose_prefix = diagnose_prefix;
     for (auto& c : check_conformance(target, g)) out.push_back(std::move(c));
     if (q.golden_scope != "none")
       for (auto& c : check_golden(target, g)) {
@@ -48,13 +49,14 @@ std::vector<check_result> run_checks_in(implementation& target, const run_reques
 // Every check in every layout, a whole pass each: a kernel that reads its input as contiguous
 // memory fails in the others. A run of contiguous inputs alone names no layout.
 std::vector<check_result> run_checks(implementation& target, const run_request& q, const std::vector<std::string>& specs,
-                                     const std::vector<std::string>& layouts, const error_model& model, const std::string& reproduce_prefix) {
+                                     const std::vector<std::string>& layouts, const error_model& model, const std::string& reproduce_prefix,
+                                     const std::string& diagnose_prefix) {
   const bool named = layouts != std::vector<std::string>{"contiguous"};
   std::vector<check_result> out;
   for (const auto& layout : layouts) {
     const auto laid_out = presented_in(target, layout);
     const std::string prefix = named ? fmt::format("{} --layouts {}", reproduce_prefix, layout) : reproduce_prefix;
-    for (auto& r : run_checks_in(*laid_out, q, specs, model, prefix)) {
+    for (auto& r : run_checks_in(*laid_out, q, specs, model, prefix, diagnose_prefix)) {
       if (named) r.layout = layout;
       out.push_back(std::move(r));
     }
@@ -102,7 +104,8 @@ gate_report run(const run_request& q) {
   const std::string reproduce_prefix =
       fmt::format("pecheck gate {} --dtype {} --working {} --tolerance {}{}", impl_flag, q.dtype, report.working, q.tolerance,
                   q.table_dtype.empty() ? "" : " --table-dtype " + q.table_dtype);
-  const double seconds = timed([&] { report.results = run_checks(*impl, q, report.specs, report.layouts, model, reproduce_prefix); });
+  const std::string diagnose_prefix = fmt::format("pecheck diagnose {} --dtype {} --working {} --tolerance {}", impl_flag, q.dtype, report.working, q.tolerance);
+  const double seconds = timed([&] { report.results = run_checks(*impl, q, report.specs, report.layouts, model, reproduce_prefix, diagnose_prefix); });
   report.notes = impl->notes();
   report.sandbox = isolated ? sandbox::current() : sandbox::in_process();
   report.max_pos = q.max_pos;
@@ -138,7 +141,7 @@ gate_report run(const run_request& q) {
     // reference in process (no fork, no wire), so the ratio is the implementation's and the
     // isolation's share of the time.
     auto baseline = reference_implementation();
-    const double base = timed([&] { run_checks(*baseline, q, report.specs, report.layouts, model, reproduce_prefix); });
+    const double base = timed([&] { run_checks(*baseline, q, report.specs, report.layouts, model, reproduce_prefix, diagnose_prefix); });
     report.bench = bench_timing{seconds, base};
   }
   return report;

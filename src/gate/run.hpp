@@ -24,7 +24,7 @@ struct run_request {
   // I/O dtype.
   std::string table_dtype;
   // The positions the implementation is judged on: every draw up to it, golden cases past it left
-  // out. The default, 2^40, is the top of every golden file and of --max-pos; pecheck's own
+  // out. The default, 2^40, is the top of every golden file and of --max-position; pecheck's own
   // reference is exact over all of int64 (eval, audit), and a kernel with a narrower native range
   // declares it here.
   std::int64_t max_pos = std::int64_t{1} << 40;

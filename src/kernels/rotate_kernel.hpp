@@ -70,7 +70,7 @@ struct rotate_args {
 
 // Heads one work item turns with one sine and cosine. On the GPU the angle (integer products and
 // a binary64 sincos in the accurate mode, the reduction and __sincosf in the fast one) costs more
-// than moving a pair's bytes; shared by 8 heads it no longer sets the speed (README, "pecheck's own
+// than moving a pair's bytes; shared by 8 heads it no longer sets the speed (src/kernels/README.md, "The
 // kernels": rotate against a copy). The item loads its pairs of every head before it stores the
 // first, so up to 16 loads are in flight per thread.
 inline constexpr int heads_per_item = 8;

@@ -56,7 +56,12 @@ class scanner : public nlohmann::json_sax<nlohmann::json> {
     out_.valid = false;
     out_.error_id = e.id;
     out_.error_byte = position;
-    out_.error = e.what();
+    // nlohmann's what() starts "[json.exception.parse_error.101] parse error at line 1, column 2: ...":
+    // the reader wants where and why, not the library's exception id.
+    std::string why = e.what();
+    if (why.starts_with("[json.exception.")) why.erase(0, why.find("] ") + 2);
+    if (why.starts_with("parse error at ")) why.erase(0, 15);
+    out_.error = why;
     return false;
   }
 
@@ -85,7 +90,7 @@ json_scan scan_json(std::string_view text, std::string_view where) {
 
 nlohmann::json parse_json_bounded(std::string_view text, std::string_view where) {
   const json_scan scan = scan_json(text, where);
-  if (!scan.valid) throw input_error(fmt::format("{}: invalid JSON: {}", where, scan.error));
+  if (!scan.valid) throw input_error(fmt::format("{}: not valid JSON, at {}", where, scan.error));
   return nlohmann::json::parse(text);
 }
 

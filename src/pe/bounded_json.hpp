@@ -8,7 +8,7 @@
 namespace pe {
 
 // Refuses (limit_error) a container that opens past limit::depth, and invalid JSON (input_error,
-// "<where>: invalid JSON: ..."). Deep nesting would otherwise reach recursive code later (dump()
+// "<where>: not valid JSON, at line L, column C: why"). Deep nesting would otherwise reach recursive code later (dump()
 // for an error message, a reader's own recursion) and overflow the stack.
 nlohmann::json parse_json_bounded(std::string_view text, std::string_view where);
 

@@ -16,7 +16,7 @@ enum class limit {
   values,           // values of a result held whole in memory (the table; ops that do not stream)
   streamed_values,  // values of a result streamed in chunks (csv, json, npy of encode and rotate)
   input_values,     // values of one input tensor read from a file (attend's q, k, v, x, w*)
-  list,             // entries of one list on the command line (--pos, --x, --rel, ...)
+  list,             // entries of one list on the command line (--positions, --x, --rel, ...)
   depth,            // nesting of a JSON document or a spec
   spec_length,      // characters of one spec
   dim,              // a spec's vector length (dim, rotary_dim, head dims)

@@ -19,7 +19,7 @@ namespace pe {
 std::vector<std::optional<std::vector<std::int64_t>>> output_shapes(std::string_view op, const spec& s, const op_inputs& in);
 
 // The same from sizes alone, before any input is read: symbol -> size ("T" -> the position rows
-// counted in --pos's text, "H" -> --heads). The spec binds what it fixes (H, and D, the head dim).
+// counted in --positions's text, "H" -> --heads). The spec binds what it fixes (H, and D, the head dim).
 using shape_bindings = std::map<std::string, std::int64_t, std::less<>>;
 std::vector<std::optional<std::vector<std::int64_t>>> output_shapes(std::string_view op, const spec& s, shape_bindings b);
 

@@ -17,7 +17,7 @@ namespace {
 using pecheck_test::run;
 
 TEST(cli_eval, the_cat_sat_table_as_json_to_full_double_precision) {
-  const auto r = run("eval encode 'sinusoidal(dim=4)' --pos 0:3 --format json");
+  const auto r = run("eval encode 'sinusoidal(dim=4)' --positions 0:3 --format json");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   // 17 significant digits of the binary64 nearest each true value (mpmath, printed with %.17g).
   const std::string want =
@@ -31,7 +31,7 @@ TEST(cli_eval, the_cat_sat_table_as_json_to_full_double_precision) {
 }
 
 TEST(cli_eval, precision_256_prints_sin_1_to_more_than_70_digits) {
-  const auto r = run("eval encode 'sinusoidal(dim=4)' --pos 0:3 --format json --precision 256");
+  const auto r = run("eval encode 'sinusoidal(dim=4)' --positions 0:3 --format json --precision 256");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["precision"], 256);
@@ -43,7 +43,7 @@ TEST(cli_eval, precision_256_prints_sin_1_to_more_than_70_digits) {
 }
 
 TEST(cli_eval, table_and_csv_formats) {
-  const auto t = run("eval encode 'sinusoidal(dim=2)' --pos 0,1");
+  const auto t = run("eval encode 'sinusoidal(dim=2)' --positions 0,1");
   EXPECT_EQ(t.exit_code, 0);
   EXPECT_EQ(t.out,
             "encode sinusoidal(dim=2, base=10000, layout=interleaved)  [53 bits]\n"
@@ -51,14 +51,14 @@ TEST(cli_eval, table_and_csv_formats) {
             "pos |               pe[0]               pe[1]\n"
             "  0 |                   0                   1\n"
             "  1 |  0.8414709848078965 0.54030230586813977\n");
-  const auto c = run("eval encode 'integer(dim=2)' --pos 5:7 --format csv");
+  const auto c = run("eval encode 'integer(dim=2)' --positions 5:7 --format csv");
   EXPECT_EQ(c.out, "pos,pe[0],pe[1]\n5,5,5\n6,6,6\n");
 }
 
 // The RoPE done-when line: the exact rotation of the binary64 frequency nearest pi/4, to 70+
 // digits (mpmath at 100 digits: cos(3 theta) = -0.70710678118654745945414014444285017179562195999396793629406779627571157266951767).
 TEST(cli_eval, rotate_at_256_bits) {
-  const auto r = run("eval rotate 'rope(dim=2, freqs=[0.78539816339744830962])' --pos 3 --x 1,0 --precision 256 --format json");
+  const auto r = run("eval rotate 'rope(dim=2, freqs=[0.78539816339744830962])' --positions 3 --x 1,0 --precision 256 --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["outputs"]["y"]["shape"], nlohmann::json::parse("[1, 1, 2]"));
@@ -77,21 +77,21 @@ TEST(cli_eval, inv_freq_and_rotate_tables) {
       R"j("attention_factor":{"shape":[],"data":["1"]}}})j"
       "\n";
   EXPECT_EQ(inv.out, want);
-  const auto rot = run("eval rotate 'rope(dim=2)' --pos 0,1 --heads 2 --x 1,0 --format csv");
+  const auto rot = run("eval rotate 'rope(dim=2)' --positions 0,1 --heads 2 --x 1,0 --format csv");
   EXPECT_EQ(rot.out, "pos/head,y[0],y[1]\n0/0,1,0\n0/1,1,0\n1/0,0.54030230586813977,0.8414709848078965\n"
                      "1/1,0.54030230586813977,0.8414709848078965\n");
 }
 
 TEST(cli_eval, position_rows_for_multimodal_rope) {
   // Equal t/h/w rows rotate like plain rope at that position.
-  const auto m = run("eval rotate 'mrope(dim=4, sections=[1, 1, 0])' --pos '0,0,0;1,1,1' --x 1,0,1,0 --format csv");
+  const auto m = run("eval rotate 'mrope(dim=4, sections=[1, 1, 0])' --positions '0,0,0;1,1,1' --x 1,0,1,0 --format csv");
   EXPECT_EQ(m.exit_code, 0) << m.err;
   // neox pairs (0, 2) at omega 1 and (1, 3) at 0.01; x = [1, 0, 1, 0] turns into
   // [cos 1 - sin 1, 0, sin 1 + cos 1, 0] (mpmath, nearest doubles).
   EXPECT_EQ(m.out, "pos/head,y[0],y[1],y[2],y[3]\n0,0,0/0,1,0,1,0\n1,1,1/0,-0.3011686789397568,0,1.3817732906760363,0\n");
-  const auto bad = run("eval rotate 'mrope(dim=4, sections=[1, 1, 0])' --pos '0,0;1,1,1' --x 1,0,1,0");
+  const auto bad = run("eval rotate 'mrope(dim=4, sections=[1, 1, 0])' --positions '0,0;1,1,1' --x 1,0,1,0");
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_EQ(bad.err, "pecheck: --pos row '0,0' has 2 values; this scheme reads 3 per token (rows split by ';')\n");
+  EXPECT_EQ(bad.err, "pecheck: --positions row '0,0' has 2 values; this scheme reads 3 per token (rows split by ';')\n");
   const auto inv = run("eval inv_freq 'rope_nd(axes=[2, 2])' --format csv");
   EXPECT_EQ(inv.out, "row,inv_freq[0],inv_freq[1]\n0,1,1\nrow,attention_factor\n0,1\n");
 }
@@ -99,15 +99,15 @@ TEST(cli_eval, position_rows_for_multimodal_rope) {
 // One position column (rope_nd with one axis, rope) reads rows split by ';' as a plain list does.
 TEST(cli_eval, one_column_positions_as_rows) {
   for (const char* spec : {"rope_nd(axes=[4])", "rope(dim=4)"}) {
-    const auto rows = run(std::string("eval rotate '") + spec + "' --pos '1;2' --x 1,0,0,1 --format csv");
-    const auto list = run(std::string("eval rotate '") + spec + "' --pos 1,2 --x 1,0,0,1 --format csv");
+    const auto rows = run(std::string("eval rotate '") + spec + "' --positions '1;2' --x 1,0,0,1 --format csv");
+    const auto list = run(std::string("eval rotate '") + spec + "' --positions 1,2 --x 1,0,0,1 --format csv");
     EXPECT_EQ(rows.exit_code, 0) << spec << rows.err;
     EXPECT_EQ(rows.out, list.out) << spec;
     EXPECT_EQ(rows.out.substr(0, 29), "pos/head,y[0],y[1],y[2],y[3]\n") << spec;
   }
-  const auto bad = run("eval rotate 'rope_nd(axes=[4])' --pos '1;2,3' --x 1,0,0,1");
+  const auto bad = run("eval rotate 'rope_nd(axes=[4])' --positions '1;2,3' --x 1,0,0,1");
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_EQ(bad.err, "pecheck: --pos row '2,3' has 2 values; this scheme reads 1 per token (rows split by ';')\n");
+  EXPECT_EQ(bad.err, "pecheck: --positions row '2,3' has 2 values; this scheme reads 1 per token (rows split by ';')\n");
 }
 
 // A 1-D output prints in the table as a column of index and value; a scalar and 2-D outputs as before.
@@ -145,7 +145,7 @@ TEST(cli_eval, npy_writes_a_file_per_output_into_a_directory) {
   const auto factor = pe::golden::read_npy_file(dir + "/attention_factor.npy", "attention_factor");
   EXPECT_TRUE(factor.shape.empty());
   EXPECT_EQ(factor.reals, std::vector<double>{1});
-  const auto pe_file = run("eval encode 'sinusoidal(dim=2)' --pos 0 --format npy --output " + dir);
+  const auto pe_file = run("eval encode 'sinusoidal(dim=2)' --positions 0 --format npy --output " + dir);
   ASSERT_EQ(pe_file.exit_code, 0) << pe_file.err;
   EXPECT_EQ(pe::golden::read_npy_file(dir + "/pe.npy", "pe").reals, (std::vector<double>{0, 1}));  // sin 0, cos 0
   std::filesystem::remove_all(dir);
@@ -168,7 +168,7 @@ TEST(cli_eval, buckets_and_biases) {
   EXPECT_EQ(jb["outputs"]["bucket"]["data"][0], "15");    // rel -300
   const auto d = run("eval bucket 'deberta(k=256, buckets=256, max_position=512, dim=64)' --rel 0,129,511,-1000 --format csv");
   EXPECT_EQ(d.out, "row,bucket[0],bucket[1],bucket[2],bucket[3]\n0,0,129,255,-317\n");
-  const auto a = run("eval bias 'alibi(heads=12)' --qpos 0:4 --kpos 0:4 --format json");
+  const auto a = run("eval bias 'alibi(heads=12)' --query-positions 0:4 --key-positions 0:4 --format json");
   ASSERT_EQ(a.exit_code, 0) << a.err;
   const auto ja = nlohmann::json::parse(a.out);
   EXPECT_EQ(ja["outputs"]["bias"]["shape"], nlohmann::json::parse("[12, 4, 4]"));
@@ -220,7 +220,7 @@ TEST(cli_eval, attend_from_an_input_file) {
 }
 
 TEST(cli_eval, accepts_the_json_twin_of_a_spec) {
-  const auto r = run(R"(eval encode '{"scheme":"binary","dim":3}' --pos 5 --format csv)");
+  const auto r = run(R"(eval encode '{"scheme":"binary","dim":3}' --positions 5 --format csv)");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "pos,pe[0],pe[1],pe[2]\n5,1,0,1\n");
 }
@@ -238,7 +238,7 @@ const bad_call bad_calls[] = {
     {"golden regen --only 'no_such_file'",
      "pecheck: --only 'no_such_file': no golden file matches (paths look like seeds/seed004_rope_trace.json or figures/roformer_decay.txt)\n"},
     {"check --property '('", "pecheck: --property '(' is not a regular expression: Mismatched '(' and ')' in regular expression\n"},
-    {"check --property 'no-such-law'", "pecheck: no target matches --property 'no-such-law' --spec '.*'\n"},
+    {"check --property 'no-such-law'", "pecheck: no target matches --property 'no-such-law' --scheme '.*'\n"},
     {"check --cases 0", "pecheck: --cases: Value 0 not in range 1 to 1000000\n"},
     {"check --property binary --json /no/such/dir/out.json", "pecheck: --json: cannot write /no/such/dir/out.json: No such file or directory\n"},
     // Integers past 64 bits, or negative for a count, are refused as written (CLI11 alone reads
@@ -260,52 +260,52 @@ const bad_call bad_calls[] = {
     {"audit merge /no/such/part.json --json /no/such/dir/m.json", "pecheck: --json: cannot write /no/such/dir/m.json: No such file or directory\n"},
     {"diagnose --impl-reference --spec 'rope(dim=8)' --json /no/such/dir/d.json",
      "pecheck: --json: cannot write /no/such/dir/d.json: No such file or directory\n"},
-    {"eval encode 'sinusoidal(dim=5)' --pos 0", "pecheck: sinusoidal: dim=5 is odd; sin/cos pairs need an even dim\n"},
-    {"eval encode 'learned(dim=2, max_len=4)' --pos 2:5",
+    {"eval encode 'sinusoidal(dim=5)' --positions 0", "pecheck: sinusoidal: dim=5 is odd; sin/cos pairs need an even dim\n"},
+    {"eval encode 'learned(dim=2, max_len=4)' --positions 2:5",
      "pecheck: learned: position 4 is outside the table [0, 4) (max_len=4)\n"},
-    {"eval encode 'sinusoidal(dim=4)' --pos 3:1", "pecheck: --pos '3:1': range 3:1 is empty (a:b means a <= p < b)\n"},
-    {"eval encode 'sinusoidal(dim=4)' --pos 1,x", "pecheck: --pos '1,x': 'x' is not a 64-bit integer\n"},
-    {"eval encode 'sinusoidal(dim=4)' --pos 0:100000000000", "pecheck: --pos: positions: 100000000000, over the limit list=10000000 (raise it with --limit list=N)\n"},
-    {"eval encode 'sinusoidal(dim=4)'", "pecheck: eval encode: --pos is required (e.g. --pos 0:3)\n"},
-    {"eval encode 'sinusoidal(dim=4)' --pos=-1:9223372036854775807",
-     "pecheck: --pos: positions: 9223372036854775808, over the limit list=10000000 (raise it with --limit list=N)\n"},
+    {"eval encode 'sinusoidal(dim=4)' --positions 3:1", "pecheck: --positions '3:1': range 3:1 is empty (a:b means a <= p < b)\n"},
+    {"eval encode 'sinusoidal(dim=4)' --positions 1,x", "pecheck: --positions '1,x': 'x' is not a 64-bit integer\n"},
+    {"eval encode 'sinusoidal(dim=4)' --positions 0:100000000000", "pecheck: --positions: positions: 100000000000, over the limit list=10000000 (raise it with --limit list=N)\n"},
+    {"eval encode 'sinusoidal(dim=4)'", "pecheck: eval encode: --positions is required (e.g. --positions 0:3)\n"},
+    {"eval encode 'sinusoidal(dim=4)' --positions=-1:9223372036854775807",
+     "pecheck: --positions: positions: 9223372036854775808, over the limit list=10000000 (raise it with --limit list=N)\n"},
     // encode's width is known after its first token: the rest is refused before it is computed.
-    {"eval encode 'none(dim=1048576)' --pos 0:1000",
+    {"eval encode 'none(dim=1048576)' --positions 0:1000",
      "pecheck: none: dim=1048576 is over the limit dim=65536 (raise it with --limit dim=N)\n"},
-    {"eval matrix 'rope(dim=4096)' --pos 1 --precision 4096",
+    {"eval matrix 'rope(dim=4096)' --positions 1 --precision 4096",
      "pecheck: eval: output R's values: 16777216, over the limit values=4194304 (raise it with --limit values=N)\n"},
     // Within the values limit, but past what 4096-bit values may take in memory.
-    {"eval matrix 'rope(dim=2000)' --pos 1 --precision 4096",
+    {"eval matrix 'rope(dim=2000)' --positions 1 --precision 4096",
      "pecheck: an output of shape [2000, 2000] is larger than the limit of 3834792 values at this precision\n"},
-    {"eval encode 'none(dim=1048576)' --pos 0:5",
+    {"eval encode 'none(dim=1048576)' --positions 0:5",
      "pecheck: none: dim=1048576 is over the limit dim=65536 (raise it with --limit dim=N)\n"},
     // y's shape follows from x (the op table's rule), so it is refused before any rotation is done.
-    {"eval rotate 'rope(dim=4)' --pos 0:1048577 --x 1,2,3,4",
+    {"eval rotate 'rope(dim=4)' --positions 0:1048577 --x 1,2,3,4",
      "pecheck: eval: output y's values: 4194308, over the limit values=4194304 (raise it with --limit values=N)\n"},
-    {"eval encode 'sinusoidal(dim=4)' --pos 0 --precision 24", "pecheck: --precision 24: use 53 (binary64) or 64..65536 (MPFR)\n"},
-    {"eval encode 'sinusoidal(dim=4)' --pos 0 --format xml",
+    {"eval encode 'sinusoidal(dim=4)' --positions 0 --precision 24", "pecheck: --precision 24: use 53 (binary64) or 64..65536 (MPFR)\n"},
+    {"eval encode 'sinusoidal(dim=4)' --positions 0 --format xml",
      "pecheck: --format: xml not in {table,json,csv,npy}\n"},
-    {"eval encode 'sinusoidal(dim=4)' --pos 0 --bogus", "pecheck: The following argument was not expected: --bogus\n"},
-    {"eval rotate 'sinusoidal(dim=4)' --pos 0", "pecheck: sinusoidal: op 'rotate' is not supported (ops: encode, attend)\n"},
-    {"eval bucket 'sinusoidal(dim=4)' --pos 0", "pecheck: sinusoidal: op 'bucket' is not supported (ops: encode, attend)\n"},
-    {"eval attend2 'sinusoidal(dim=4)' --pos 0", "pecheck: op: attend2 not in {encode,inv_freq,rotate,rotate_grad,rotate_qk,apply_tables,matrix,scale,bucket,bias,attend}\n"},
+    {"eval encode 'sinusoidal(dim=4)' --positions 0 --bogus", "pecheck eval: unknown option '--bogus' (pecheck eval --help lists them)\n"},
+    {"eval rotate 'sinusoidal(dim=4)' --positions 0", "pecheck: sinusoidal: op 'rotate' is not supported (ops: encode, attend)\n"},
+    {"eval bucket 'sinusoidal(dim=4)' --positions 0", "pecheck: sinusoidal: op 'bucket' is not supported (ops: encode, attend)\n"},
+    {"eval attend2 'sinusoidal(dim=4)' --positions 0", "pecheck: op: attend2 not in {encode,inv_freq,rotate,rotate_grad,rotate_qk,apply_tables,matrix,scale,bucket,bias,attend}\n"},
     {"eval bucket 't5()'", "pecheck: eval bucket: --rel is required (e.g. --rel -300:300)\n"},
-    {"eval rotate 'xpos(dim=4)' --pos 0 --x 1,0,0,1", "pecheck: eval rotate: --role is required: 0 (query) or 1 (key)\n"},
-    {"eval rotate 'xpos(dim=4)' --pos 0 --x 1,0,0,1 --role 2", "pecheck: rotate: role is 2; give 0 (query) or 1 (key)\n"},
-    {"eval rotate 'xpos(dim=4)' --pos 0 --x 1,0,0,1 --role 0,1", "pecheck: --role: give one value, not 2\n"},
-    {"eval rotate 'rope(dim=4)' --pos 0 --x 1,0,0,1 --role 1", "pecheck: eval rotate: --role is not an input of rotate on rope\n"},
-    {"eval rotate 'xpos(dim=2)' --pos 400000000000 --x 0,0 --role 1", "pecheck: rotate: position 400000000000 is beyond this scale's range: |p| <= 152088504360\n"},
-    {"eval encode 'sinusoidal(dim=4)' --pos 0 --x 1", "pecheck: eval encode: --x is not an input of encode on sinusoidal\n"},
-    {"eval attend 'none()' --input /nonexistent.json --pos 0", "pecheck: eval attend: give the inputs in --input or as options, not both (--pos)\n"},
+    {"eval rotate 'xpos(dim=4)' --positions 0 --x 1,0,0,1", "pecheck: eval rotate: --role is required: 0 (query) or 1 (key)\n"},
+    {"eval rotate 'xpos(dim=4)' --positions 0 --x 1,0,0,1 --role 2", "pecheck: rotate: role is 2; give 0 (query) or 1 (key)\n"},
+    {"eval rotate 'xpos(dim=4)' --positions 0 --x 1,0,0,1 --role 0,1", "pecheck: --role: give one value, not 2\n"},
+    {"eval rotate 'rope(dim=4)' --positions 0 --x 1,0,0,1 --role 1", "pecheck: eval rotate: --role is not an input of rotate on rope\n"},
+    {"eval rotate 'xpos(dim=2)' --positions 400000000000 --x 0,0 --role 1", "pecheck: rotate: position 400000000000 is beyond this scale's range: |p| <= 152088504360\n"},
+    {"eval encode 'sinusoidal(dim=4)' --positions 0 --x 1", "pecheck: eval encode: --x is not an input of encode on sinusoidal\n"},
+    {"eval attend 'none()' --input /nonexistent.json --positions 0", "pecheck: eval attend: give the inputs in --input or as options, not both (--positions)\n"},
     {"eval attend 'none()'", "pecheck: eval attend: --input FILE.json is required (q, k, v, qpos, kpos, causal; see --help)\n"},
     {"eval attend 'none()' --input /nonexistent.json", "pecheck: --input '/nonexistent.json': cannot read it: No such file or directory\n"},
-    {"eval bias 'alibi(heads=4)' --qpos 0:2", "pecheck: eval bias: --qpos and --kpos are required (e.g. --qpos 0:4 --kpos 0:4)\n"},
-    {"eval bias 'alibi(heads=4)' --qpos 0:2 --kpos x", "pecheck: --kpos 'x': 'x' is not a 64-bit integer\n"},
-    {"eval rotate 'rope(dim=4)' --pos 0", "pecheck: eval rotate: --x is required (one dim-vector, or T*H*D values)\n"},
-    {"eval rotate 'rope(dim=4)' --pos 0,1 --x 1,2,3",
+    {"eval bias 'alibi(heads=4)' --query-positions 0:2", "pecheck: eval bias: --query-positions and --key-positions are required (e.g. --query-positions 0:4 --key-positions 0:4)\n"},
+    {"eval bias 'alibi(heads=4)' --query-positions 0:2 --key-positions x", "pecheck: --key-positions 'x': 'x' is not a 64-bit integer\n"},
+    {"eval rotate 'rope(dim=4)' --positions 0", "pecheck: eval rotate: --x is required (one dim-vector, or T*H*D values)\n"},
+    {"eval rotate 'rope(dim=4)' --positions 0,1 --x 1,2,3",
      "pecheck: --x has 3 values; rotate needs dim=4 (one vector for all) or T*H*D=2*1*4=8\n"},
-    {"eval rotate 'rope(dim=4)' --pos 0 --x 1,2,nan,4", "pecheck: --x: 'nan' is not a finite number\n"},
-    {"eval matrix 'rope(dim=4)' --pos 0,1", "pecheck: rope: op 'matrix' takes one position, not 2\n"},
+    {"eval rotate 'rope(dim=4)' --positions 0 --x 1,2,nan,4", "pecheck: --x: 'nan' is not a finite number\n"},
+    {"eval matrix 'rope(dim=4)' --positions 0,1", "pecheck: rope: op 'matrix' takes one position, not 2\n"},
     {"gate --impl-reference --spec 'alibi(heads=2)' --tolerance tight",
      "pecheck: --tolerance 'tight' is not strict, standard, loose or a number C >= 1 (the angle coefficient)\n"},
     {"gate --impl-reference --spec 'alibi(heads=2)' --tolerance 0.5",
@@ -342,11 +342,11 @@ TEST(cli_errors, a_failed_write_is_an_error) {
 // pecheck check: the matrix on stdout, the JSON report, exit 0 when every expectation is met.
 TEST(cli_check, matrix_and_json_for_the_selected_laws) {
   const std::string json_file = ::testing::TempDir() + "pecheck_check_" + std::to_string(getpid()) + ".json";
-  const auto r = run("check --property '^(binary|attention)\\.' --spec '^(none|binary)$' --cases 20 --json " + json_file);
+  const auto r = run("check --property '^(binary|attention)\\.' --scheme '^(none|binary)$' --cases 20 --json " + json_file);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
-  EXPECT_NE(r.out.find("attention.permutation_equivariance       holds       fails"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("binary.jumpiness                           n/a       holds"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nattention\n  permutation_equivariance   ok  (x)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nbinary\n  jumpiness                   .   ok\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("7 of 7 expectations met"), std::string::npos) << r.out;
   std::ifstream in(json_file);
   const auto j = nlohmann::json::parse(in);
@@ -370,13 +370,13 @@ TEST(cli_check, matrix_and_json_for_the_selected_laws) {
 // pecheck golden: verify the repository's tree; diff names what changed; bad trees exit non-zero.
 TEST(cli_golden, verify_and_diff) {
   const std::string golden = std::string(PECHECK_SOURCE_DIR) + "/golden";
-  const auto ok = run("golden verify --only '^seeds/' --dir " + golden);
+  const auto ok = run("golden verify --only '^seeds/' --golden " + golden);
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   EXPECT_EQ(ok.out, "golden verify: every value in " + golden + " is its recomputation to the last digit, and within 1e-35 relative at 64 bits more\n");
   const auto same = run("golden diff " + golden + " " + golden);
   EXPECT_EQ(same.exit_code, 0);
   EXPECT_EQ(same.out, "no differences\n");
-  const auto missing = run("golden verify --dir /no/such/tree");
+  const auto missing = run("golden verify --golden /no/such/tree");
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_EQ(missing.out, "");
   EXPECT_EQ(missing.err, "pecheck: /no/such/tree/MANIFEST.json: cannot read it: No such file or directory\n");

@@ -34,7 +34,7 @@ def correct_digits(text, exact):
 
 
 def rotate(spec, precision):
-    code, out, err = run("eval", "rotate", spec, "--pos", "3", "--x", "1,0", "--precision", str(precision), "--format", "json")
+    code, out, err = run("eval", "rotate", spec, "--positions", "3", "--x", "1,0", "--precision", str(precision), "--format", "json")
     if code != 0:
         failures.append(f"eval rotate {spec}: exit {code}: {err.strip()}")
         return None

@@ -36,12 +36,12 @@ x8 = "1,2,3,4,5,6,7,8"
 
 # (arguments, the limit the line must name)
 cases = [
-    (["eval", "rotate", "rope(dim=8)", "--pos", "0:9999999", "--heads", "2", "--x", x8], "values"),
-    (["eval", "rotate", "rope(dim=8)", "--pos", "0:99999999999", "--x", x8, "--format", "npy"], "streamed_values"),
-    (["eval", "rotate", "rope(dim=16384)", "--pos", "0:3", "--heads", "4096", "--x", "1"], "values"),
-    (["eval", "matrix", "rope(dim=16384)", "--pos", "0"], "values"),
-    (["eval", "encode", "sinusoidal(dim=8)", "--pos", "0:20000000", "--format", "npy"], "list"),
-    (["--limit", "list=3", "eval", "rotate", "rope(dim=4)", "--pos", "0", "--x", "1,2,3,4"], "list"),
+    (["eval", "rotate", "rope(dim=8)", "--positions", "0:9999999", "--heads", "2", "--x", x8], "values"),
+    (["eval", "rotate", "rope(dim=8)", "--positions", "0:99999999999", "--x", x8, "--format", "npy"], "streamed_values"),
+    (["eval", "rotate", "rope(dim=16384)", "--positions", "0:3", "--heads", "4096", "--x", "1"], "values"),
+    (["eval", "matrix", "rope(dim=16384)", "--positions", "0"], "values"),
+    (["eval", "encode", "sinusoidal(dim=8)", "--positions", "0:20000000", "--format", "npy"], "list"),
+    (["--limit", "list=3", "eval", "rotate", "rope(dim=4)", "--positions", "0", "--x", "1,2,3,4"], "list"),
     (["eval", "attend", "none()", "--input", big_q], "input_values"),
     (["eval", "attend", "shaw(k=4096, dim=1048576)", "--input", big_q], "dim"),
     (["eval", "attend", "shaw(k=4096, dim=65536)", "--input", shaw_q], "table_work"),
@@ -120,7 +120,7 @@ for args, phrase in unread:
 # 25 s at -O0 under ASan.
 positions = 300000 if bounded else 30000
 before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-stream = subprocess.Popen([pecheck, "eval", "encode", "sinusoidal(dim=128)", "--pos", f"0:{positions}", "--format", "npy"], stdout=subprocess.PIPE)
+stream = subprocess.Popen([pecheck, "eval", "encode", "sinusoidal(dim=128)", "--positions", f"0:{positions}", "--format", "npy"], stdout=subprocess.PIPE)
 written = 0
 while chunk := stream.stdout.read(1 << 20):
     written += len(chunk)

@@ -17,7 +17,7 @@ cases = [
     (["eval", "inv_freq", "rope(dim=8,\n base=3"], "rope(dim=8,\\n base=3"),
     (["eval", "inv_freq", '{"scheme":"rope",\n"dim":"x"\n'], '\\n"dim"'),
     (["eval", "attend", "none()", "--input", odd_name], "in\\nput\\x07.json"),
-    (["eval", "encode", "sinusoidal(dim=4)", "--pos", "1,\n2"], "1,\\n2"),
+    (["eval", "encode", "sinusoidal(dim=4)", "--positions", "1,\n2"], "1,\\n2"),
 ]
 failures = []
 for args, shown in cases:

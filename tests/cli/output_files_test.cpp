@@ -22,7 +22,7 @@ using pecheck_test::fresh_dir;
 using pecheck_test::read_file;
 using pecheck_test::run;
 
-const std::string args = "eval rotate 'rope(dim=4)' --pos 0:50 --x 1,2,3,4 --format csv";
+const std::string args = "eval rotate 'rope(dim=4)' --positions 0:50 --x 1,2,3,4 --format csv";
 
 // A link to a regular file: the file gets the output (written beside it and renamed over it), the
 // link stays a link (a rename over the link would have replaced it with a file).
@@ -83,7 +83,7 @@ TEST(output_files, the_processs_own_stdout_is_written_through_its_descriptor) {
 TEST(output_files, a_fifo_is_written_in_place) {
   const std::string dir = fresh_dir("output_fifo");
   ASSERT_EQ(mkfifo((dir + "/pipe").c_str(), 0600), 0);
-  const auto r = run("eval rotate 'rope(dim=4)' --pos 0:50 --x 1,2,3,4 --format csv --output " + dir + "/pipe & timeout 20 cat " + dir +
+  const auto r = run("eval rotate 'rope(dim=4)' --positions 0:50 --x 1,2,3,4 --format csv --output " + dir + "/pipe & timeout 20 cat " + dir +
                      "/pipe > " + dir + "/read.csv; wait $!");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::is_fifo(fs::symlink_status(dir + "/pipe")));

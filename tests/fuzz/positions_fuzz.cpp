@@ -1,4 +1,4 @@
-// Fuzz target: --pos lists and number text. count_positions agrees with the list parse_positions builds.
+// Fuzz target: --positions lists and number text. count_positions agrees with the list parse_positions builds.
 #include "fuzz_support.hpp"
 
 #include "cli/positions.hpp"

@@ -74,7 +74,7 @@ TEST(gate_report_text, the_summary_has_the_bench_line_and_the_verdict) {
   g.failed = false;
   EXPECT_EQ(text_summary(g),
             "gate: INCOMPLETE at positions up to 2^40 (1 check INCOMPLETE, 1 spec unchecked: what was declined was not checked; "
-            "--allow-partial OP[,OP] accepts an op's declined cases, --max-pos N declares a narrower range of positions)\n");
+            "--allow-partial OP[,OP] accepts an op's declined cases, --max-position N declares a narrower range of positions)\n");
   EXPECT_EQ(g.exit_status(), 1);
   g.incomplete = 0, g.unchecked.clear(), g.allow_partial = {"rotate"}, g.max_pos = 1048575;
   g.bench = bench_timing{3, 1.5};

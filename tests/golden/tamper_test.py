@@ -5,7 +5,7 @@ Usage: tamper_test.py PECHECK GOLDEN_DIR KIND   (tamper_test.py --list prints th
 
 Each kind makes one change to a scratch copy of the tree, most of them with MANIFEST.json's SHA-256
 brought up to date by hashlib (so that only the deeper checks can catch the change), runs
-`pecheck golden verify --dir COPY` and checks the exit status (1: the tree fails, 2: unusable
+`pecheck golden verify --golden COPY` and checks the exit status (1: the tree fails, 2: unusable
 input, 0: passes, with a note where one is due) and the lines that name the file and case. The
 expected lines are written here by hand, never taken from pecheck.
 """
@@ -365,7 +365,7 @@ def main():
         tree = Tree(os.path.join(scratch, "golden"))
         shutil.copytree(golden, tree.root, symlinks=True)
         code, expected = TAMPERS[kind](tree)
-        run = subprocess.run([pecheck, "golden", "verify", "--dir", tree.root], capture_output=True, text=True)
+        run = subprocess.run([pecheck, "golden", "verify", "--golden", tree.root], capture_output=True, text=True)
         lines = (run.stdout + run.stderr).splitlines()
         failures = []
         if run.returncode != code:

@@ -17,7 +17,7 @@ p, base, factor, original, dim = 2**63 - 1, 10000, 2, 4096, 8
 spec = f"rope(dim={dim}, scaling=dynamic(factor={factor}, original_max={original}))"
 # x = 1 on the first of each neox pair (i, i + dim/2): y_i = cos theta_i, y_(i + dim/2) = sin theta_i.
 x = ",".join(["1"] * (dim // 2) + ["0"] * (dim // 2))
-out = subprocess.run([pecheck, "eval", "rotate", spec, "--pos", str(p), "--x", x, "--precision", "256", "--format", "json"],
+out = subprocess.run([pecheck, "eval", "rotate", spec, "--positions", str(p), "--x", x, "--precision", "256", "--format", "json"],
                      capture_output=True, text=True, check=True).stdout
 y = [mpmath.mpf(v) for v in json.loads(out)["outputs"]["y"]["data"]]
 

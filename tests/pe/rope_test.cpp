@@ -347,6 +347,8 @@ TEST(rope_spec, canonical_text_fills_rotary_dim) {
 TEST(rope_spec, errors_name_the_field) {
   const std::pair<const char*, const char*> cases[] = {
       {"rope(dim=8, rotary_dim=5)", "rope: rotary_dim=5 is odd; rotation pairs need an even rotary_dim"},
+      // rotary_dim was never typed: the message names dim, the field that was.
+      {"rope(dim=127)", "rope: dim=127 is odd; RoPE rotates pairs, so the rotated dims (rotary_dim, default dim) must be even"},
       {"rope(dim=8, rotary_dim=10)", "rope: rotary_dim=10 must be <= dim=8"},
       {"rope(dim=8, freqs=[1, 2])", "rope: freqs has 2 values; rotary_dim=8 needs 4"},
       {"rope(dim=2, freqs=[-1])", "rope: freqs has -1, which is negative"},

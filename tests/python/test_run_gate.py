@@ -167,6 +167,25 @@ def test_torch_at_bf16():
     assert "PyTorch" in result.report["implementation"] and result.report["dtype"] == "bf16"
 
 
+def test_a_torch_function_is_served_torch_arrays_without_asking():
+    """The default arrays="auto" reads fn's module: HF-style code imports torch, so it gets tensors
+    (NumPy arrays made each of its calls an AttributeError); a NumPy module gets NumPy arrays."""
+    pytest.importorskip("torch")
+    sys.path.insert(0, EXAMPLES)
+    import hf_style_rope
+
+    from pecheck.adapter import arrays_of
+
+    assert arrays_of(hf_style_rope.rope) == "torch"
+    assert arrays_of(rope_functions.rope) == "numpy"
+    result = real_gate(hf_style_rope.rope, device="cpu", cases=20)
+    assert result.passed, result.failure_text()
+    assert "PyTorch" in result.report["implementation"]
+    # Said outright, NumPy still wins: the user's word is kept.
+    numpy_served = real_gate(rope_functions.rope, arrays="numpy", cases=5)
+    assert numpy_served.passed and "NumPy" in numpy_served.report["implementation"]
+
+
 def test_a_bad_spec_is_a_gate_error():
     with pytest.raises(GateError, match=r"^pecheck gate exited with status 2: pecheck: bad spec 'rope\(dim=3': "):
         real_gate(rope_functions.rope, spec="rope(dim=3")

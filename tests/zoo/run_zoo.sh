@@ -25,7 +25,7 @@ for seed in $seeds; do
   [ "$seed" -gt 1 ] && scope=none
   for dtype in f32 bf16 f16; do
     if ! out=$("$pecheck" gate --impl "$lib" "${specs[@]}" --dtype "$dtype" --seed "$seed" --cases "$cases" \
-                 --max-pos "$max_pos" --golden "$golden" --golden-scope "$scope" --json "$reports/$dtype-$seed.json" "${extra[@]}" 2>&1); then
+                 --max-position "$max_pos" --golden "$golden" --golden-scope "$scope" --json "$reports/$dtype-$seed.json" "${extra[@]}" 2>&1); then
       echo "false alarm: $(basename "$lib") at $dtype, seed $seed:"
       grep -E -A4 '^(FAIL|NOTHING)' <<<"$out"
       exit 1

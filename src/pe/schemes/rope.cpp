@@ -114,6 +114,8 @@ std::vector<scheme_info> scalings() {
 
 void validate_rope(const spec& s) {
   const std::int64_t dim = s.integer("dim"), rotary = s.integer("rotary_dim");
+  // rotary_dim defaults to dim: name the field the user typed (rope(dim=127) has no rotary_dim).
+  if (rotary % 2 && rotary == dim) throw spec_error(fmt::format("rope: dim={} is odd; RoPE rotates pairs, so the rotated dims (rotary_dim, default dim) must be even", dim));
   if (rotary % 2) throw spec_error(fmt::format("rope: rotary_dim={} is odd; rotation pairs need an even rotary_dim", rotary));
   if (rotary > dim) throw spec_error(fmt::format("rope: rotary_dim={} must be <= dim={}", rotary, dim));
   const std::int64_t pairs = rotary / 2;
