@@ -329,60 +329,57 @@ def require_plain(spec):
         raise Unsupported("the plain RotaryEmbedding only")
 
 
+def vllm_plain(x, pos, spec, inv_freq=None, cache=None, **forward):
+    """The plain RotaryEmbedding (inv_freq: its own unless given), cache options and forward options as given."""
+    require_plain(spec)
+    inv_freq = vllm_inv_freq(spec.base, spec.rotary_dim) if inv_freq is None else inv_freq
+    return vllm_forward(x, spec, vllm_cache(inv_freq, pos, **(cache or {})), **forward)
+
+
 def vllm_gptj_style_for_neox(x, pos, spec):
     """is_neox_style=False passed for a NeoX-ordered model."""
-    require_plain(spec)
-    return vllm_forward(x, spec, vllm_cache(vllm_inv_freq(spec.base, spec.rotary_dim), pos), is_neox_style=False)
+    return vllm_plain(x, pos, spec, is_neox_style=False)
 
 
 def vllm_neox_style_for_gptj(x, pos, spec):
     """is_neox_style left at its default True for a GPT-J-ordered model."""
-    require_plain(spec)
-    return vllm_forward(x, spec, vllm_cache(vllm_inv_freq(spec.base, spec.rotary_dim), pos), is_neox_style=True)
+    return vllm_plain(x, pos, spec, is_neox_style=True)
 
 
 def vllm_positions_plus_one(x, pos, spec):
     """positions taken from the slot after each token's (an offset of one in the model runner)."""
-    require_plain(spec)
-    return vllm_forward(x, spec, vllm_cache(vllm_inv_freq(spec.base, spec.rotary_dim), pos + 1))
+    return vllm_plain(x, pos + 1, spec)
 
 
 def vllm_rope_theta_default(x, pos, spec):
     """get_rope(..., base=10000): the config's rope_theta not passed through."""
-    require_plain(spec)
-    return vllm_forward(x, spec, vllm_cache(vllm_inv_freq(10000.0, spec.rotary_dim), pos))
+    return vllm_plain(x, pos, spec, inv_freq=vllm_inv_freq(10000.0, spec.rotary_dim))
 
 
 def vllm_inv_freq_fp16(x, pos, spec):
     """_compute_inv_freq in the model's float16: base ** (arange / r) and its reciprocal in half."""
-    require_plain(spec)
     exponent = (torch.arange(0, spec.rotary_dim, 2, dtype=torch.float) / spec.rotary_dim).half()
-    inv_freq = 1.0 / (torch.tensor(spec.base, dtype=torch.half) ** exponent)
-    return vllm_forward(x, spec, vllm_cache(inv_freq, pos))
+    return vllm_plain(x, pos, spec, inv_freq=1.0 / (torch.tensor(spec.base, dtype=torch.half) ** exponent))
 
 
 def vllm_cache_fp16(x, pos, spec):
     """cos_sin_cache.to(torch.float16) (the model's dtype) while q and k stay float32."""
-    require_plain(spec)
-    return vllm_forward(x, spec, vllm_cache(vllm_inv_freq(spec.base, spec.rotary_dim), pos, cache_dtype=torch.float16))
+    return vllm_plain(x, pos, spec, cache={"cache_dtype": torch.float16})
 
 
 def vllm_cache_bf16(x, pos, spec):
     """cos_sin_cache.to(torch.bfloat16) while q and k stay float32."""
-    require_plain(spec)
-    return vllm_forward(x, spec, vllm_cache(vllm_inv_freq(spec.base, spec.rotary_dim), pos, cache_dtype=torch.bfloat16))
+    return vllm_plain(x, pos, spec, cache={"cache_dtype": torch.bfloat16})
 
 
 def vllm_head_size_denominator(x, pos, spec):
     """_compute_inv_freq dividing by head_size where rotary_dim < head_size."""
-    require_plain(spec)
-    return vllm_forward(x, spec, vllm_cache(vllm_inv_freq(spec.base, spec.rotary_dim, denominator=spec.dim), pos))
+    return vllm_plain(x, pos, spec, inv_freq=vllm_inv_freq(spec.base, spec.rotary_dim, denominator=spec.dim))
 
 
 def vllm_rotary_window_at_end(x, pos, spec):
     """query_rot taken as query[..., -rotary_dim:] and query_pass as the front."""
-    require_plain(spec)
-    return vllm_forward(x, spec, vllm_cache(vllm_inv_freq(spec.base, spec.rotary_dim), pos), window_at_end=True)
+    return vllm_plain(x, pos, spec, window_at_end=True)
 
 
 def vllm_yarn(spec):
@@ -419,11 +416,9 @@ def vllm_llama3_bands_swapped(x, pos, spec):
 
 def vllm_cache_angles_half(x, pos, spec):
     """freqs = einsum(t, inv_freq).half() before cos and sin: angles past 65504 become inf."""
-    require_plain(spec)
-    return vllm_forward(x, spec, vllm_cache(vllm_inv_freq(spec.base, spec.rotary_dim), pos, angle_dtype=torch.float16))
+    return vllm_plain(x, pos, spec, cache={"angle_dtype": torch.float16})
 
 
 def vllm_sin_sign_flipped(x, pos, spec):
     """o1 = x1 cos + x2 sin, o2 = x2 cos - x1 sin: sin's sign flipped."""
-    require_plain(spec)
-    return vllm_forward(x, spec, vllm_cache(vllm_inv_freq(spec.base, spec.rotary_dim), pos), sin_sign=-1.0)
+    return vllm_plain(x, pos, spec, sin_sign=-1.0)
