@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -48,9 +51,24 @@ const param_info* param(const spec& s, const std::string& name) {
   return nullptr;
 }
 
-variant of_spec(std::string name, const spec& s) { return variant{std::move(name), s.text(), s, {}, {}, {}, {}}; }
-variant of_transform(std::string name, const spec& asked, const std::string& what) {
-  return variant{std::move(name), fmt::format("{} {}", asked.text(), what), asked, {}, {}, {}, {}};
+// A variant that is another spec, and one that is the asked spec read another way (its label: the spec with its words).
+variant of_spec(std::string name, std::string words, const spec& s) {
+  return variant{std::move(name), s.text(), std::move(words), s, {}, {}, {}, {}, {}};
+}
+variant of_transform(std::string name, std::string words, const spec& asked) {
+  std::string label = fmt::format("{} with {}", asked.text(), words);
+  return variant{std::move(name), std::move(label), std::move(words), asked, {}, {}, {}, {}, {}};
+}
+
+// A parameter's value in words: the scheme's own (param_info::value_words), else "name value".
+std::string value_in_words(const param_info& p, const std::string& value) {
+  const auto& keys = p.kind == param_kind::boolean ? std::vector<std::string>{"false", "true"} : p.choices;
+  for (std::size_t k = 0; k < keys.size() && k < p.value_words.size(); ++k)
+    if (keys[k] == value) return p.value_words[k];
+  return fmt::format("{} {}", p.name, value);
+}
+std::string exchanged_words(const param_info& p, const std::string& now, const std::string& asked) {
+  return fmt::format("{} instead of {}", value_in_words(p, now), value_in_words(p, asked));
 }
 
 // Parameters: every other value of each choice, each boolean flipped (nested schemes' too), two
@@ -64,9 +82,11 @@ void add_parameter_variants(const spec& s, std::vector<variant>& out) {
       if (p.kind == param_kind::choice)
         for (const auto& c : p.choices)
           if (c != at.choice(p.name))
-            if (auto v = set(c)) out.push_back(of_spec(fmt::format("{}{}={}", prefix, p.name, c), *v));
-      if (p.kind == param_kind::boolean)
-        if (auto v = set(!at.boolean(p.name))) out.push_back(of_spec(fmt::format("{}{}={}", prefix, p.name, !at.boolean(p.name)), *v));
+            if (auto v = set(c)) out.push_back(of_spec(fmt::format("{}{}={}", prefix, p.name, c), exchanged_words(p, c, at.choice(p.name)), *v));
+      if (p.kind == param_kind::boolean) {
+        const std::string now = at.boolean(p.name) ? "false" : "true", asked = at.boolean(p.name) ? "true" : "false";
+        if (auto v = set(!at.boolean(p.name))) out.push_back(of_spec(fmt::format("{}{}={}", prefix, p.name, now), exchanged_words(p, now, asked), *v));
+      }
     }
   };
   visit(s, "");
@@ -81,7 +101,8 @@ void add_parameter_variants(const spec& s, std::vector<variant>& out) {
         json j = s.json();
         std::swap(j[ps[a].name], j[ps[b].name]);
         try {
-          out.push_back(of_spec(fmt::format("{}<->{}", ps[a].name, ps[b].name), parse_spec_json(j)));
+          out.push_back(of_spec(fmt::format("{}<->{}", ps[a].name, ps[b].name), fmt::format("{} and {} exchanged", ps[a].name, ps[b].name),
+                                parse_spec_json(j)));
         } catch (const std::exception&) {
         }
       }
@@ -89,15 +110,16 @@ void add_parameter_variants(const spec& s, std::vector<variant>& out) {
   if (const auto* p = param(s, "base"); p && s.has("base"))
     for (const double base : {10000.0, 500000.0, 1000000.0, 100000.0, 50000.0})
       if (base != s.real("base"))
-        if (auto v = with(s, "base", base)) out.push_back(of_spec(fmt::format("base={:g}", base), *v));
+        if (auto v = with(s, "base", base))
+          out.push_back(of_spec(fmt::format("base={:g}", base), fmt::format("base {} instead of {}", base, s.real("base")), *v));
 }
 
 // Positions read another way: each variant maps a call's positions (for ops that take them).
 void add_position_variants(const spec& s, const std::string& op, std::vector<variant>& out) {
   if (!takes_input(op, s, "pos")) return;
   using map = std::function<std::int64_t(std::int64_t p, std::int64_t first, std::int64_t t)>;
-  const auto add = [&](std::string name, std::string what, map f) {
-    variant v = of_transform(std::move(name), s, what);
+  const auto add = [&](std::string name, std::string words, map f) {
+    variant v = of_transform(std::move(name), std::move(words), s);
     v.inputs = [f](const op_inputs& in) {
       op_inputs o = in;
       const std::int64_t first = in.pos.empty() ? 0 : in.pos[0];
@@ -106,28 +128,27 @@ void add_position_variants(const spec& s, const std::string& op, std::vector<var
     };
     out.push_back(std::move(v));
   };
-  add("positions+1", "with every position one more", [](std::int64_t p, std::int64_t, std::int64_t) { return p + 1; });
-  add("positions-1", "with every position one less (0 kept)", [](std::int64_t p, std::int64_t, std::int64_t) { return std::max<std::int64_t>(p - 1, 0); });
-  add("positions negated", "turning the other way (every position negated: the sign of sin flipped)",
+  add("positions+1", "positions shifted by +1", [](std::int64_t p, std::int64_t, std::int64_t) { return p + 1; });
+  add("positions-1", "positions shifted by -1 (0 kept)", [](std::int64_t p, std::int64_t, std::int64_t) { return std::max<std::int64_t>(p - 1, 0); });
+  add("positions negated", "the sign of sin flipped (positions negated: turning the other way)",
       [](std::int64_t p, std::int64_t, std::int64_t) { return -p; });
-  add("positions minus first", "with positions counted from the call's first (a cache offset ignored)",
+  add("positions minus first", "positions counted from the call's first (a cache offset ignored)",
       [](std::int64_t p, std::int64_t first, std::int64_t) { return p - first; });
-  add("first+t", "with positions replaced by the first one plus 0..T-1", [](std::int64_t, std::int64_t first, std::int64_t t) { return first + t; });
-  add("0..T-1", "with positions replaced by 0..T-1", [](std::int64_t, std::int64_t, std::int64_t t) { return t; });
+  add("first+t", "positions read as the call's first plus 0..T-1", [](std::int64_t, std::int64_t first, std::int64_t t) { return first + t; });
+  add("0..T-1", "positions read as 0..T-1 (the position ids ignored)", [](std::int64_t, std::int64_t, std::int64_t t) { return t; });
   for (const auto* f : {&bfloat16, &binary16})
-    add(fmt::format("positions in {}", f->name), fmt::format("with positions rounded to {}", f->name), [f](std::int64_t p, std::int64_t, std::int64_t) {
+    add(fmt::format("positions in {}", f->name), fmt::format("positions rounded to {}", f->name), [f](std::int64_t p, std::int64_t, std::int64_t) {
       // Past the format's range the position is infinite, which no int64 holds (converting inf is
       // undefined behaviour: UBSan's float-cast-overflow found it at 65536 in f16); the largest
       // finite value stands in for it, still a candidate that differs from the true position.
       const double r = round_to_format(static_cast<double>(p), *f);
-      const double largest = std::ldexp(2.0 - std::ldexp(1.0, 1 - f->precision), f->emax);
-      const double v = std::isfinite(r) ? r : std::copysign(largest, r);
+      const double v = std::isfinite(r) ? r : std::copysign(largest_finite(*f), r);
       // bf16 rounds positions near 2^63 up to 2^63, one past int64's range.
       return v >= 0x1p63 ? std::numeric_limits<std::int64_t>::max() : static_cast<std::int64_t>(v);
     });
   for (int k = 10; k <= 16; ++k) {
     const std::int64_t cap = (std::int64_t{1} << k) - 1;
-    add(fmt::format("positions capped at {}", cap), fmt::format("with positions past {} read as {} (a cache too short)", cap, cap),
+    add(fmt::format("positions capped at {}", cap), fmt::format("positions capped at {} (a cache too short)", cap),
         [cap](std::int64_t p, std::int64_t, std::int64_t) { return std::min(p, cap); });
   }
 }
@@ -164,17 +185,17 @@ tensor<double> rotate_with(const spec& s, const op_inputs& in, const angle_model
 // binary32 products, the sign of sin flipped in one output.
 void add_rotary_models(const spec& s, std::vector<variant>& out) {
   if (!is_rotary(s) || rotates_by_role(s)) return;
-  const auto model = [&](std::string name, std::string what, angle_model m) {
-    variant v = of_transform(std::move(name), s, what);
+  const auto model = [&](std::string name, std::string words, angle_model m) {
+    variant v = of_transform(std::move(name), std::move(words), s);
     const spec asked = s;
     v.compute = [asked, m](const op_inputs& in) { return rotate_with(asked, in, m); };
     out.push_back(std::move(v));
   };
   const auto direct = [](double p, std::size_t, double omega) { return p * omega; };
   for (const auto* f : {&bfloat16, &binary16}) {
-    model(fmt::format("angles in {}", f->name), fmt::format("with each angle p w rounded to {}", f->name),
+    model(fmt::format("angles in {}", f->name), fmt::format("angles p*w rounded to {}", f->name),
           {[f](double p, std::size_t, double omega) { return round_to_format(p * omega, *f); }, {}});
-    model(fmt::format("cos/sin in {}", f->name), fmt::format("with cos and sin rounded to {}", f->name),
+    model(fmt::format("cos/sin in {}", f->name), fmt::format("cos and sin rounded to {}", f->name),
           {direct, [f](double v) { return round_to_format(v, *f); }});
   }
   // Angles from iterated binary32 products w_(k+1) = w_k * theta_scale, theta_scale = base^(-2/n)
@@ -183,8 +204,7 @@ void add_rotary_models(const spec& s, std::vector<variant>& out) {
     for (const auto& [name, n] : {std::pair{std::string("rotary dim"), s.integer("rotary_dim")}, std::pair{std::string("head dim"), s.integer("dim")}}) {
       if (name == "head dim" && n == s.integer("rotary_dim")) continue;
       const float theta_scale = std::pow(static_cast<float>(s.real("base")), -2.0f / static_cast<float>(n));
-      model(fmt::format("iterated products over the {}", name),
-            fmt::format("with angles from iterated binary32 products, theta_scale = base^(-2/{})", n),
+      model(fmt::format("iterated products over the {}", name), fmt::format("angles from iterated f32 products of base^(-2/{}) (the {})", n, name),
             {[theta_scale](double p, std::size_t k, double) {
                float w = 1, angle = 0;
                for (std::size_t i = 0; i <= k; ++i) angle = static_cast<float>(p) * w, w *= theta_scale;
@@ -195,7 +215,7 @@ void add_rotary_models(const spec& s, std::vector<variant>& out) {
   {
     angle_model flipped{direct, {}};
     flipped.one_output_sign = true;
-    model("sin sign in one output", "with sin's sign flipped in the first output of each pair only", flipped);
+    model("sin sign in one output", "sin's sign flipped in the first output of each pair only", flipped);
   }
 }
 
@@ -208,12 +228,12 @@ void add_rotary_variants(const spec& s, std::vector<variant>& out) {
   // explicit freqs (the scaling's own are those the plan gives; its attention factor kept).
   if (param(s, "freqs") && !plan.pairs.empty()) {
     const double factor = plan.freq.attention_factor<double>();
-    const auto freqs_variant = [&](std::string name, std::vector<double> freqs) {
+    const auto freqs_variant = [&](std::string name, std::string words, std::vector<double> freqs) {
       json j = s.json();
       j.erase("scaling");
       j["freqs"] = freqs;
       try {
-        variant v = of_spec(std::move(name), parse_spec_json(j));
+        variant v = of_spec(std::move(name), std::move(words), parse_spec_json(j));
         if (factor != 1) {
           v.label += fmt::format(" times the attention factor {:g}", factor);
           v.outputs = [factor](const op_inputs&, tensor<double>& y) {
@@ -227,7 +247,7 @@ void add_rotary_variants(const spec& s, std::vector<variant>& out) {
     for (const auto* f : {&bfloat16, &binary16}) {
       std::vector<double> rounded;
       for (std::size_t k = 0; k < plan.pairs.size(); ++k) rounded.push_back(round_to_format(plan.freq.omega<double>(static_cast<int>(k)), *f));
-      freqs_variant(fmt::format("inv_freq in {}", f->name), rounded);
+      freqs_variant(fmt::format("inv_freq in {}", f->name), fmt::format("inv_freq rounded to {}", f->name), rounded);
     }
     // A scaling that blends interpolated and original frequencies with a weight w per pair
     // (omega = plain (w / factor + 1 - w)): its two ends swapped (interpolated pairs kept, kept
@@ -249,57 +269,48 @@ void add_rotary_variants(const spec& s, std::vector<variant>& out) {
         doubled.push_back(plain * (at_2k / f + 1 - at_2k));
       }
       if (blends) {
-        freqs_variant("scaling bands swapped", swapped);
-        freqs_variant("scaling weight at 2k", doubled);
+        const std::string& scaling = law->scaling->scheme();
+        freqs_variant("scaling bands swapped", fmt::format("{}'s bands swapped (interpolated and kept frequencies exchanged)", scaling), swapped);
+        freqs_variant("scaling weight at 2k", fmt::format("{}'s ramp weight read at dim index 2i instead of pair index i", scaling), doubled);
       }
     }
     if (s.has("rotary_dim") && s.integer("rotary_dim") < s.integer("dim") && s.has("base") && !s.has("scaling")) {
       std::vector<double> head;
       for (std::size_t k = 0; k < plan.pairs.size(); ++k)
         head.push_back(std::pow(s.real("base"), -2.0 * static_cast<double>(k) / static_cast<double>(s.integer("dim"))));
-      freqs_variant("denominator head dim", head);
+      freqs_variant("denominator head dim",
+                    fmt::format("the head dim {} as frequency denominator, not the rotary dim {}", s.integer("dim"), s.integer("rotary_dim")), head);
     }
   }
   // The rotary window: every dim rotated, or the window at the end of the head (the first dims
-  // passed through): the spec at dim = rotary_dim on the last rotary_dim dims.
+  // passed through): the spec as asked on the head's dims read last rotary_dim first, so that its
+  // bound is the spec's own on those dims (the pass-through's exact copy elsewhere).
   if (s.has("rotary_dim") && s.integer("rotary_dim") < s.integer("dim")) {
-    if (auto v = with(s, "rotary_dim", s.integer("dim"))) out.push_back(of_spec("rotary_dim=dim", *v));
     const std::int64_t rotary = s.integer("rotary_dim"), dim = s.integer("dim");
-    if (auto narrow = with(s, "dim", rotary)) {
-      variant v = of_transform("rotary window at the end", s, fmt::format("rotating dims {}..{} (the window at the end)", dim - rotary, dim - 1));
-      const spec inner = *narrow;
-      v.compute = [inner, rotary, dim](const op_inputs& in) {
-        const std::int64_t tokens = in.x.shape.at(0), heads = in.x.shape.at(1);
-        op_inputs part = in;
-        part.x = tensor<double>({tokens, heads, rotary});
-        for (std::int64_t r = 0; r < tokens * heads; ++r)
-          for (std::int64_t d = 0; d < rotary; ++d) part.x.data[static_cast<std::size_t>(r * rotary + d)] = in.x.data[static_cast<std::size_t>(r * dim + dim - rotary + d)];
-        const auto y_part = run_op<double>("rotate", inner, part).at(0).value;
-        tensor<double> y = in.x;
-        for (std::int64_t r = 0; r < tokens * heads; ++r)
-          for (std::int64_t d = 0; d < rotary; ++d) y.data[static_cast<std::size_t>(r * dim + dim - rotary + d)] = y_part.data[static_cast<std::size_t>(r * rotary + d)];
-        return y;
-      };
-      out.push_back(std::move(v));
-    }
+    if (auto v = with(s, "rotary_dim", dim))
+      out.push_back(of_spec("rotary_dim=dim", fmt::format("all {} dims rotated, not the first {} (partial rotary ignored)", dim, rotary), *v));
+    variant v = of_transform("rotary window at the end",
+                             fmt::format("the rotary window at the head's end (dims {}..{}), not its start", dim - rotary, dim - 1), s);
+    for (std::int64_t d = 0; d < dim; ++d) v.dims.push_back((d + dim - rotary) % dim);
+    out.push_back(std::move(v));
   }
   // The attention factor: missing, applied twice, or applied to the pass-through dims too.
   const double factor = plan.freq.attention_factor<double>();
   if (factor != 1) {
     std::vector<bool> rotated(static_cast<std::size_t>(plan.dim), false);
     for (const auto& pr : plan.pairs) rotated[pr.a] = rotated[pr.b] = true;
-    const auto scale = [&](std::string name, std::string what, double on_rotated, double on_rest) {
-      variant v = of_transform(std::move(name), s, what);
+    const auto scale = [&](std::string name, std::string words, double on_rotated, double on_rest) {
+      variant v = of_transform(std::move(name), std::move(words), s);
       v.outputs = [rotated, on_rotated, on_rest](const op_inputs&, tensor<double>& y) {
         const std::size_t dim = rotated.size();
         for (std::size_t e = 0; e < y.data.size(); ++e) y.data[e] *= rotated[e % dim] ? on_rotated : on_rest;
       };
       out.push_back(std::move(v));
     };
-    scale("attention factor missing", fmt::format("without its attention factor {:g}", factor), 1 / factor, 1);
-    scale("attention factor twice", fmt::format("with its attention factor {:g} applied twice", factor), factor, 1);
+    scale("attention factor missing", fmt::format("the attention factor {:g} missing", factor), 1 / factor, 1);
+    scale("attention factor twice", fmt::format("the attention factor {:g} applied twice", factor), factor, 1);
     if (std::find(rotated.begin(), rotated.end(), false) != rotated.end())
-      scale("attention factor on pass-through", "with its attention factor on the pass-through dims too", 1, factor);
+      scale("attention factor on pass-through", fmt::format("the attention factor {:g} on the pass-through dims too", factor), 1, factor);
   }
 }
 
@@ -308,13 +319,16 @@ void add_scaling_variants(const spec& s, std::vector<variant>& out) {
   for (const auto& p : s.info().params) {
     if (p.kind != param_kind::scheme || !s.has(p.name)) continue;
     const spec& inner = s.nested(p.name);
-    if (auto v = with(s, p.name, nullptr)) out.push_back(of_spec(fmt::format("no {}", p.name), *v));
+    if (auto v = with(s, p.name, nullptr)) out.push_back(of_spec(fmt::format("no {}", p.name), fmt::format("the {} {} not applied", inner.scheme(), p.name), *v));
     if (inner.has("original_max") && inner.has("factor")) {
       const auto extended = static_cast<std::int64_t>(static_cast<double>(inner.integer("original_max")) * inner.real("factor"));
-      if (auto v = with_nested(s, p.name, "original_max", extended)) out.push_back(of_spec(fmt::format("{}.original_max x factor", p.name), *v));
+      if (auto v = with_nested(s, p.name, "original_max", extended))
+        out.push_back(of_spec(fmt::format("{}.original_max x factor", p.name),
+                              fmt::format("{}'s original_max read as {} (times its factor), not {}", inner.scheme(), extended, inner.integer("original_max")), *v));
     }
     if (inner.has("short_factor") && inner.has("long_factor") && inner.reals("short_factor") != inner.reals("long_factor"))
-      if (auto v = with_nested(s, p.name, "long_factor", inner.reals("short_factor"))) out.push_back(of_spec(fmt::format("{}.short factors always", p.name), *v));
+      if (auto v = with_nested(s, p.name, "long_factor", inner.reals("short_factor")))
+        out.push_back(of_spec(fmt::format("{}.short factors always", p.name), fmt::format("{}'s short factors at every length (the long ones never used)", inner.scheme()), *v));
   }
 }
 
@@ -325,12 +339,12 @@ void add_length_variants(const spec& s, const std::string& op, std::vector<varia
   for (const auto& p : s.info().params)
     if (p.kind == param_kind::scheme && s.has(p.name) && s.nested(p.name).has("original_max")) {
       const std::int64_t original = s.nested(p.name).integer("original_max");
-      variant v = of_transform("scaled at every length", s, fmt::format("scaled at every length, as after a call of {} tokens", 2 * original));
+      variant v = of_transform("scaled at every length", fmt::format("scaled at every length, as after a call of {} tokens", 2 * original), s);
       v.seq_len = [original](std::int64_t n) { return n <= original ? 2 * original : n; };
       out.push_back(std::move(v));
     }
   for (const int d : {1, -1}) {
-    variant v = of_transform(fmt::format("call length{:+d}", d), s, fmt::format("reading the call's length as {} {}", d > 0 ? "one more" : "one less", ""));
+    variant v = of_transform(fmt::format("call length{:+d}", d), fmt::format("the call's length read as one {} (a switch at the wrong length)", d > 0 ? "more" : "less"), s);
     v.seq_len = [d](std::int64_t n) { return n + d; };
     out.push_back(std::move(v));
   }
@@ -349,7 +363,7 @@ std::function<op_inputs(const op_inputs&)> rounding(const float_format& f, std::
 // x and the role read another way.
 void add_input_variants(const spec& s, const std::string& op, std::vector<variant>& out) {
   if (!takes_x_rows(op, s)) return;
-  variant head0 = of_transform("x of head 0", s, "rotating head 0's x for every head (a head stride of 0)");
+  variant head0 = of_transform("x of head 0", "head 0's x rotated for every head (a head stride of 0)", s);
   head0.inputs = [](const op_inputs& in) {
     op_inputs o = in;
     const std::int64_t tokens = in.x.shape.at(0), heads = in.x.shape.at(1), dim = in.x.shape.at(2);
@@ -362,11 +376,10 @@ void add_input_variants(const spec& s, const std::string& op, std::vector<varian
   // The vectors read narrower than the I/O dtype (an f16 K cache under f32 compute): as asked
   // where the I/O dtype is that format already, so the diagnosis never prefers it there.
   for (const auto* f : {&binary16, &bfloat16}) {
-    variant narrow = of_transform(fmt::format("x in {}", f->name), s, fmt::format("reading x (q and k) rounded to {}", f->name));
+    variant narrow = of_transform(fmt::format("x in {}", f->name), fmt::format("x (q and k) read rounded to {}", f->name), s);
     narrow.inputs = rounding(*f, {&op_inputs::x, &op_inputs::k});
     // The whole turn in a tensor of that format (ggml's rope on an f16 cache): y stored narrow too.
-    variant in_format = of_transform(fmt::format("x and y in {}", f->name), s,
-                                     fmt::format("turning x (q and k) in {} tensors: read and stored at {}", f->name, f->name));
+    variant in_format = of_transform(fmt::format("x and y in {}", f->name), fmt::format("x (q and k) turned in {} tensors, read and stored at {}", f->name, f->name), s);
     in_format.inputs = narrow.inputs;
     in_format.outputs = [f](const op_inputs&, tensor<double>& y) {
       for (auto& v : y.data) v = round_to_format(v, *f);
@@ -375,7 +388,7 @@ void add_input_variants(const spec& s, const std::string& op, std::vector<varian
     out.push_back(std::move(in_format));
   }
   if (rotates_by_role(s)) {
-    variant swapped = of_transform("roles swapped", s, "scaling queries as keys and keys as queries");
+    variant swapped = of_transform("roles swapped", "queries scaled as keys and keys as queries", s);
     swapped.inputs = [](const op_inputs& in) {
       op_inputs o = in;
       o.role = in.role == 0 ? 1 : 0;
@@ -407,7 +420,8 @@ void add_slope_variants(const spec& s, const std::string& op, std::vector<varian
   }
   const auto heads = static_cast<double>(slopes.size());
   const double next = std::exp2(std::ceil(std::log2(heads)));
-  for (const auto& [name, n] : {std::pair{std::string("slopes 2^(-8(h+1)/heads)"), heads}, std::pair{std::string("slopes of the next power of two"), next}}) {
+  for (const auto& [name, n, words] : {std::tuple{std::string("slopes 2^(-8(h+1)/heads)"), heads, std::string("at the head count")},
+                                       std::tuple{std::string("slopes of the next power of two"), next, std::string("of the next power of two")}}) {
     std::vector<double> ratio;
     bool differs = false;
     for (std::size_t h = 0; h < slopes.size(); ++h) {
@@ -415,7 +429,7 @@ void add_slope_variants(const spec& s, const std::string& op, std::vector<varian
       differs = differs || ratio.back() != 1;
     }
     if (!differs) continue;
-    variant v = of_transform(name, s, fmt::format("with slopes 2^(-8(h+1)/{:g})", n));
+    variant v = of_transform(name, fmt::format("the slopes 2^(-8(h+1)/{:g}) for every head ({})", n, words), s);
     v.outputs = [ratio](const op_inputs&, tensor<double>& y) {
       const std::size_t per_head = y.data.size() / ratio.size();
       for (std::size_t e = 0; e < y.data.size(); ++e) y.data[e] *= ratio[e / per_head];
@@ -431,7 +445,7 @@ void add_bucket_variants(const spec& s, const std::string& op, std::vector<varia
   if (op != "bucket" || !s.has("buckets") || !s.has("max_distance") || !s.has("bidirectional")) return;
   const std::int64_t buckets = s.integer("buckets"), max_distance = s.integer("max_distance");
   const bool bidirectional = s.boolean("bidirectional");
-  variant v = of_transform("last bucket not clamped", s, "without the last-bucket clamp");
+  variant v = of_transform("last bucket not clamped", "the last bucket not clamped (buckets keep growing past max_distance)", s);
   v.outputs = [=](const op_inputs& in, tensor<double>& y) {
     const std::int64_t per_sign = bidirectional ? buckets / 2 : buckets, exact = per_sign / 2, k = per_sign - exact;
     for (std::size_t e = 0; e < in.rel.size(); ++e) {
@@ -456,10 +470,10 @@ void add_backward_variants(const spec& s, const std::string& op, std::vector<var
   const op_schema* o = find_op_schema(op);
   if (!o || o->adjoint_of.empty()) return;
   const std::string forward(o->adjoint_of);
-  variant turned = of_transform("forward, not transposed", s, fmt::format("computing {} (the forward pass) instead of its transpose", forward));
+  variant turned = of_transform("forward, not transposed", fmt::format("{} (the forward pass) instead of its transpose", forward), s);
   turned.compute = [s, forward](const op_inputs& in) { return run_op<double>(forward, s, in).at(0).value; };
   out.push_back(std::move(turned));
-  variant none = of_transform("no gradient", s, "returning zeros (no backward pass)");
+  variant none = of_transform("no gradient", "zeros instead of a gradient (no backward pass)", s);
   none.compute = [](const op_inputs& in) {
     tensor<double> zero(in.x.shape);
     std::fill(zero.data.begin(), zero.data.end(), 0.0);
@@ -473,7 +487,7 @@ void add_backward_variants(const spec& s, const std::string& op, std::vector<var
 // the first output of each pair (y_a = s x_a - s x_b).
 void add_table_variants(const spec& s, const std::string& op, std::vector<variant>& out) {
   if (!takes_input(op, s, "cos") || !takes_input(op, s, "sin") || !is_rotary(s)) return;
-  variant by_head = of_transform("tables by head", s, "reading the tables' row h for head h of every token");
+  variant by_head = of_transform("tables by head", "the tables' row h read for head h of every token (a stride by head)", s);
   by_head.compute = [s, op](const op_inputs& in) {
     const std::int64_t tokens = in.x.shape.at(0), heads = in.x.shape.at(1), dim = in.x.shape.at(2), width = in.cos.shape.at(1);
     tensor<double> y(in.x.shape);
@@ -492,7 +506,7 @@ void add_table_variants(const spec& s, const std::string& op, std::vector<varian
     return y;
   };
   out.push_back(std::move(by_head));
-  variant sin_twice = of_transform("sin for cos in the first output", s, "computing y_a = sin x_a - sin x_b");
+  variant sin_twice = of_transform("sin for cos in the first output", "sin read where cos belongs in each pair's first output", s);
   sin_twice.compute = [s, op](const op_inputs& in) {
     tensor<double> y = run_op<double>(op, s, in).at(0).value;
     const auto pairs = rotation_plan_of(s, std::nullopt).pairs;
@@ -512,8 +526,8 @@ void add_table_variants(const spec& s, const std::string& op, std::vector<varian
   // the last row kept; or row t - 1, the first kept), and read narrower than handed (a cache
   // exported at half precision).
   for (const int shift : {1, -1}) {
-    variant moved = of_transform(fmt::format("tables a row {}", shift > 0 ? "late" : "early"), s,
-                                 fmt::format("reading each token's tables from the {} token's row", shift > 0 ? "next" : "previous"));
+    variant moved = of_transform(fmt::format("tables a row {}", shift > 0 ? "late" : "early"),
+                                 fmt::format("each token's tables read from the {} token's row", shift > 0 ? "next" : "previous"), s);
     moved.inputs = [shift](const op_inputs& in) {
       op_inputs o = in;
       const std::int64_t tokens = in.cos.shape.at(0), width = in.cos.shape.at(1);
@@ -527,7 +541,7 @@ void add_table_variants(const spec& s, const std::string& op, std::vector<varian
     out.push_back(std::move(moved));
   }
   for (const auto* f : {&binary16, &bfloat16}) {
-    variant narrow = of_transform(fmt::format("tables in {}", f->name), s, fmt::format("reading cos and sin rounded to {}", f->name));
+    variant narrow = of_transform(fmt::format("tables in {}", f->name), fmt::format("the cos and sin tables read rounded to {}", f->name), s);
     narrow.inputs = rounding(*f, {&op_inputs::cos, &op_inputs::sin});
     out.push_back(std::move(narrow));
   }
@@ -549,7 +563,7 @@ void add_qk_variants(const spec& s, const std::string& op, std::vector<variant>&
         for (std::int64_t d = 0; d < dim; ++d) other.k.data[static_cast<std::size_t>((t * heads + h) * dim + d)] = key(t, h, d);
     return concatenated(run_op<double>(op, s, other));
   };
-  variant cross = of_transform("q and k cross-wired", s, "computing q's second element of each pair from k's values");
+  variant cross = of_transform("q and k cross-wired", "q's second element of each pair computed from k's values", s);
   cross.compute = [s, op](const op_inputs& in) {
     const std::int64_t tokens = in.x.shape.at(0), hq = in.x.shape.at(1), dim = in.x.shape.at(2), hk = in.k.shape.at(1);
     auto outputs = run_op<double>(op, s, in);
@@ -564,7 +578,7 @@ void add_qk_variants(const spec& s, const std::string& op, std::vector<variant>&
     return concatenated(std::move(outputs));
   };
   out.push_back(std::move(cross));
-  variant q_heads = of_transform("k with q's head count", s, "reading k as if it had q's heads per token");
+  variant q_heads = of_transform("k with q's head count", "k read as if it had q's head count", s);
   q_heads.compute = [with_keys](const op_inputs& in) {
     const std::int64_t hq = in.x.shape.at(1), dim = in.k.shape.at(2);
     return with_keys(in, [&](std::int64_t t, std::int64_t h, std::int64_t d) {
@@ -573,7 +587,7 @@ void add_qk_variants(const spec& s, const std::string& op, std::vector<variant>&
     });
   };
   out.push_back(std::move(q_heads));
-  variant shifted = of_transform("key heads off by one", s, "turning key head h from key head h + 1's values");
+  variant shifted = of_transform("key heads off by one", "key head h turned from key head h + 1's values", s);
   shifted.compute = [with_keys](const op_inputs& in) {
     const std::int64_t hk = in.k.shape.at(1), dim = in.k.shape.at(2);
     return with_keys(in, [&](std::int64_t t, std::int64_t h, std::int64_t d) {
@@ -586,7 +600,7 @@ void add_qk_variants(const spec& s, const std::string& op, std::vector<variant>&
 }  // namespace
 
 std::vector<variant> neighbourhood(const spec& s, const std::string& op) {
-  std::vector<variant> out{of_spec("as asked", s)};
+  std::vector<variant> out{of_spec("as asked", "what was asked", s)};
   // The rotary transforms and models below compute the forward turn from positions: a backward
   // pass, or a kernel handed its tables, gets the specs and inputs read another way (the
   // reference's own op runs those), and its own variants.
@@ -617,8 +631,28 @@ tensor<double> concatenated(std::vector<named_tensor<double>> outputs) {
   return all;
 }
 
+namespace {
+
+// in with x's last axis read in the order `dims` (variant::dims), and where each of the outputs'
+// elements then lies in the implementation's: x is [T, H, D], and so is the output.
+std::pair<op_inputs, std::vector<std::size_t>> reordered(const op_inputs& in, const std::vector<std::int64_t>& dims) {
+  const std::int64_t dim = in.x.shape.at(2), rows = in.x.shape.at(0) * in.x.shape.at(1);
+  if (static_cast<std::int64_t>(dims.size()) != dim) throw std::invalid_argument("the variant's dims are not x's");
+  op_inputs o = in;
+  std::vector<std::size_t> at(in.x.data.size());
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t d = 0; d < dim; ++d) {
+      at[static_cast<std::size_t>(r * dim + d)] = static_cast<std::size_t>(r * dim + dims[static_cast<std::size_t>(d)]);
+      o.x.data[static_cast<std::size_t>(r * dim + d)] = in.x.data[at[static_cast<std::size_t>(r * dim + d)]];
+    }
+  return {std::move(o), std::move(at)};
+}
+
+}  // namespace
+
 expected expected_output(const variant& v, const std::string& op, const op_inputs& in) {
-  expected e{v.inputs ? v.inputs(in) : in, {}};
+  auto [given, at] = v.dims.empty() ? std::pair{in, std::vector<std::size_t>{}} : reordered(in, v.dims);
+  expected e{v.inputs ? v.inputs(given) : given, {}, std::move(at)};
   e.output = v.compute   ? v.compute(e.read)
              : v.seq_len ? concatenated(run_op_tokens<double>(op, v.s, e.read, v.seq_len(call_seq_len(e.read.pos))))
                          : concatenated(run_op<double>(op, v.s, e.read));

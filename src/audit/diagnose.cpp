@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "audit/candidates.hpp"
+#include "audit/non_finite.hpp"
 #include "gate/gate_ops.hpp"
 #include "gate/op_io.hpp"
 #include "gate/tolerance.hpp"
@@ -79,6 +80,36 @@ std::vector<double> concatenated_bounds(const gate::error_model& model, const st
   return out;
 }
 
+// Each token of a call (its outputs token-major, [T, ...] each) with whether its outputs are all
+// finite; none where the op takes no positions or an output is not T rows.
+std::vector<token_finiteness> tokens_of(const op_inputs& in, const std::vector<std::vector<double>>& outputs) {
+  if (in.pos.empty() || in.pos_axes < 1) return {};
+  const std::size_t axes = static_cast<std::size_t>(in.pos_axes), count = in.pos.size() / axes;
+  std::vector<token_finiteness> tokens(count);
+  for (std::size_t t = 0; t < count; ++t)
+    for (std::size_t a = 0; a < axes; ++a) tokens[t].position = std::max(tokens[t].position, std::abs(in.pos[t * axes + a]));
+  for (const auto& o : outputs) {
+    if (o.size() % count != 0) return {};
+    const std::size_t per_token = o.size() / count;
+    for (std::size_t e = 0; e < o.size(); ++e)
+      if (!std::isfinite(o[e])) tokens[e / per_token].finite = false;
+  }
+  return tokens;
+}
+
+// The largest frequency of a rotary spec's turn (0: none), where angles p * w may overflow.
+double largest_frequency_of(const spec& s) {
+  if (!is_rotary(s)) return 0;
+  try {
+    const auto plan = rotation_plan_of(s, std::nullopt);
+    double w = 0;
+    for (std::size_t k = 0; k < plan.pairs.size(); ++k) w = std::max(w, std::abs(plan.freq.omega<double>(static_cast<int>(k))));
+    return w;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
 // The p-th quantile (0..1) of v (v is reordered).
 double quantile(std::vector<double>& v, double p) {
   if (v.empty()) return 0;
@@ -106,6 +137,7 @@ diagnosis diagnose(const diagnose_request& q, gate::implementation& impl) {
   std::vector<std::vector<double>> fractions(variants.size());
   std::mt19937_64 draw(q.seed);
   const std::int64_t reach = gate::drawn_position_limit(s, model, std::int64_t{1} << 40);
+  std::vector<token_finiteness> tokens;
   for (const auto& pos : position_calls(s)) {
     const op_inputs in = gate::gate_op_of(d.op).probe(s, pos, draw, io, reach);
     const auto got = impl.run(d.op, s.text(), gate::io_inputs(d.op, s, in, io, model.tables), gate::output_templates(d.op, s, in, io));
@@ -115,32 +147,42 @@ diagnosis diagnose(const diagnose_request& q, gate::implementation& impl) {
       continue;
     }
     // Every output's values in order (rotate_qk: q_out, then k_out), as the variants give them.
+    std::vector<std::vector<double>> outputs;
     std::vector<double> values;
     for (const auto& o : got.outputs) {
-      const auto v = gate::as_doubles(o).data;
-      values.insert(values.end(), v.begin(), v.end());
+      outputs.push_back(gate::as_doubles(o).data);
+      values.insert(values.end(), outputs.back().begin(), outputs.back().end());
     }
     d.elements += static_cast<std::int64_t>(values.size());
     for (const double v : values) d.non_finite += std::isfinite(v) ? 0 : 1;
+    const auto call_tokens = tokens_of(in, outputs);
+    tokens.insert(tokens.end(), call_tokens.begin(), call_tokens.end());
     for (std::size_t v = 0; v < variants.size(); ++v) {
       tensor<double> expected;
       std::vector<double> bound;
+      std::vector<std::size_t> at;
       try {
         auto e = expected_output(variants[v], d.op, in);
         expected = std::move(e.output);
+        at = std::move(e.at);
         bound = concatenated_bounds(model, d.op, variants[v].s, e.read, expected);
         // A transform of the outputs (a factor applied again) is a product more in the kernel: u_w
         // for it and u_w for the factor's own rounding.
         if (variants[v].outputs)
           for (std::size_t k = 0; k < bound.size(); ++k) bound[k] += 2 * gate::dtype_roundoff(model.working) * std::abs(expected.data[k]);
       } catch (const std::exception&) {
-        expected.data.clear();  // a variant that cannot take this call explains nothing of it
+        expected.data.clear(), at.clear();  // a variant that cannot take this call explains nothing of it
       }
+      // Element e of the variant's outputs is the implementation's at[e] (a variant that reorders
+      // the head's dims); a NaN or infinite output is left to non_finite_at, so that the residuals
+      // say how well each variant explains the rest.
       for (std::size_t e = 0; e < values.size(); ++e) {
+        const double got_e = values[at.size() == values.size() ? at[e] : e];
+        if (!std::isfinite(got_e)) continue;
         double f = INFINITY;
         if (expected.data.size() == values.size()) {
-          const double err = std::abs(values[e] - expected.data[e]);
-          f = values[e] == expected.data[e] ? 0 : bound[e] > 0 ? err / bound[e] : INFINITY;
+          const double err = std::abs(got_e - expected.data[e]);
+          f = got_e == expected.data[e] ? 0 : bound[e] > 0 ? err / bound[e] : INFINITY;
           if (std::isnan(f)) f = INFINITY;
         }
         fractions[v].push_back(f);
@@ -150,8 +192,9 @@ diagnosis diagnose(const diagnose_request& q, gate::implementation& impl) {
   for (std::size_t v = 0; v < variants.size(); ++v) {
     auto& f = fractions[v];
     const double worst = f.empty() ? 0 : *std::max_element(f.begin(), f.end());
-    d.ranked.push_back({variants[v].name, variants[v].label, quantile(f, 0.99), worst});
+    d.ranked.push_back({variants[v].name, variants[v].label, variants[v].words, quantile(f, 0.99), worst});
   }
+  d.non_finite_at = non_finite_words(tokens, largest_frequency_of(s), d.non_finite, d.elements);
   // Those within the bound first, in the table's order (the simplest explanation that fits: the
   // spec as asked before any variant, specs and transforms before models of the arithmetic), then
   // the rest by residual.
@@ -167,34 +210,51 @@ bool diagnosis::as_asked() const {
   return elements > 0 && non_finite == 0 && !ranked.empty() && ranked[0].name == "as asked" && ranked[0].residual <= 1;
 }
 
+namespace {
+
+// `first`, then each of `more` after "; " while the sentence stays within sentence_columns.
+std::string within_columns(std::string first, const std::vector<std::string>& more) {
+  for (const auto& clause : more) {
+    if (first.size() + 2 + clause.size() > sentence_columns) break;
+    first += "; " + clause;
+  }
+  return first;
+}
+
+}  // namespace
+
 std::string diagnosis::sentence() const {
   if (ranked.empty() || elements == 0) return fmt::format("no call answered: nothing to diagnose ({} failed)", failed.size());
   const auto& best = ranked[0];
-  std::string out;
+  std::string first;
+  std::vector<std::string> more;
   if (non_finite > 0) {
     // The calls' inputs are finite and every convention's outputs on them are too (|x| < 1,
-    // bounded positions), so a NaN or an infinity is a fault, however few: the percentile that
-    // lets roundings differ would hide it.
-    out = fmt::format("{} of {} output elements are NaN or infinite, which no convention computes from these finite inputs; apart from them: {} (residual {:.3g} of the bound)",
-                      non_finite, elements, best.label, best.residual);
+    // bounded positions), so a NaN or an infinity is a fault, however few: named by where it falls,
+    // then what the finite outputs compute (the residuals are over those).
+    first = non_finite_at.empty() ? non_finite_words({}, 0, non_finite, elements) : non_finite_at;  // a diagnosis built by hand
+    if (non_finite < elements)
+      more.push_back(best.residual <= 1 ? fmt::format("elsewhere: {} (residual {:.3g})", best.words, best.residual)
+                                        : fmt::format("elsewhere no convention fits; nearest: {} ({:.3g})", best.words, best.residual));
   } else if (best.residual > 1) {
-    out = fmt::format("no convention in the neighbourhood explains this implementation within the bound; nearest: {} (residual {:.3g} of the bound)",
-                      best.label, best.residual);
+    first = fmt::format("no convention fits; nearest: {} (residual {:.3g})", best.words, best.residual);
   } else if (best.name == "as asked") {
-    out = fmt::format("this implementation computes {} as asked; residual {:.3g} of the bound", asked, best.residual);
+    first = fmt::format("this implementation computes {}; residual {:.3g} of the bound", best.words, best.residual);
   } else {
-    out = fmt::format("this implementation computes {} although {} was asked; residual {:.3g} of the bound", best.label, asked, best.residual);
+    first = fmt::format("not as asked: {} (residual {:.3g} of the bound)", best.words, best.residual);
   }
-  if (ranked.size() > 1) out += fmt::format("; runner-up: {} (residual {:.3g})", ranked[1].label, ranked[1].residual);
-  return out;
+  if (ranked.size() > 1) more.push_back(fmt::format("runner-up: {} ({:.3g})", ranked[1].words, ranked[1].residual));
+  return within_columns(std::move(first), more);
 }
 
 nlohmann::json diagnosis::json() const {
   nlohmann::json ranking = nlohmann::json::array();
   const auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json("inf"); };
-  for (const auto& r : ranked) ranking.push_back({{"name", r.name}, {"computes", r.label}, {"residual", number(r.residual)}, {"worst", number(r.worst)}});
+  for (const auto& r : ranked)
+    ranking.push_back({{"name", r.name}, {"words", r.words}, {"computes", r.label}, {"residual", number(r.residual)}, {"worst", number(r.worst)}});
   return {{"implementation", implementation}, {"asked", asked},   {"op", op},           {"dtype", dtype},     {"calls", calls},
-          {"elements", elements},             {"non_finite", non_finite}, {"best", ranked.empty() ? "" : ranked[0].name}, {"sentence", sentence()}, {"ranking", ranking}, {"failed_calls", failed},
+          {"elements", elements},             {"non_finite", non_finite}, {"non_finite_at", non_finite_at}, {"best", ranked.empty() ? "" : ranked[0].name},
+          {"sentence", sentence()}, {"ranking", ranking}, {"failed_calls", failed},
           {"sandbox", {{"mode", sandbox.mode}, {"on", sandbox.on}, {"off", sandbox.off}}}};
 }
 

@@ -13,6 +13,7 @@
 
 #include "cli/command_support.hpp"
 #include "cli/commands.hpp"
+#include "cli/version.hpp"
 #include "cli/vocabulary.hpp"
 #include "pe/error.hpp"
 #include "pe/limits.hpp"
@@ -31,7 +32,7 @@ int main(int argc, char** argv) {
   app.add_option("--limit", limits, fmt::format("NAME=N: set a limit checked before work; repeatable. Limits: {}", fmt::join(limit_docs, "; ")))
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.fallthrough();
-  app.set_version_flag("--version", "pecheck " PECHECK_VERSION, "print pecheck's version and exit");
+  app.set_version_flag("--version", std::string("pecheck ") + pecheck::version(), "print pecheck's version and exit");
   std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
   for (auto add : {pecheck::add_list_command, pecheck::add_eval_command, pecheck::add_check_command, pecheck::add_golden_command, pecheck::add_gate_command,
                     pecheck::add_audit_command, pecheck::add_diagnose_command, pecheck::add_spec_command}) {

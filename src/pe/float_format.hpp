@@ -20,6 +20,9 @@ inline constexpr float_format binary32{"f32", 24, -126, 127};
 inline constexpr float_format bfloat16{"bf16", 8, -126, 127};
 inline constexpr float_format binary16{"f16", 11, -14, 15};
 
+// The largest finite value of `f`, (2^precision - 1) 2^(emax - precision + 1): f16's 65504.
+inline double largest_finite(const float_format& f) { return std::ldexp(std::ldexp(1.0, f.precision) - 1.0, f.emax - f.precision + 1); }
+
 // x rounded to nearest, ties to even, into `f` (subnormals, signed zeros, overflow to
 // +-Inf, NaN kept), returned as the double holding that exact value. One rounding step
 // straight from x: no detour through float, which could round twice.

@@ -5,13 +5,6 @@
 #include <limits>
 
 namespace pe {
-namespace {
-
-double largest_finite(const float_format& f) {
-  return std::ldexp(std::ldexp(1.0, f.precision) - 1.0, f.emax - f.precision + 1);
-}
-
-}  // namespace
 
 double round_to_format(double x, const float_format& f) {
   if (std::isnan(x) || std::isinf(x) || x == 0.0) return x;

@@ -88,10 +88,21 @@ param_info real_param(std::string name, std::string doc, std::optional<double> d
   return p;
 }
 
-param_info choice_param(std::string name, std::string doc, std::string def, std::vector<std::string> choices) {
+param_info choice_param(std::string name, std::string doc, std::string def, std::vector<std::string> choices,
+                        std::vector<std::string> value_words) {
+  if (!value_words.empty() && value_words.size() != choices.size())
+    throw std::logic_error(fmt::format("choice parameter {}: {} words for {} choices", name, value_words.size(), choices.size()));
   param_info p{std::move(name), param_kind::choice, std::move(doc)};
   p.default_value = std::move(def);
   p.choices = std::move(choices);
+  p.value_words = std::move(value_words);
+  return p;
+}
+
+param_info boolean_param(std::string name, std::string doc, bool def, std::string false_words, std::string true_words) {
+  param_info p{std::move(name), param_kind::boolean, std::move(doc)};
+  p.default_value = def;
+  p.value_words = {std::move(false_words), std::move(true_words)};
   return p;
 }
 

@@ -29,6 +29,10 @@ struct param_info {
   std::optional<value> default_value;  // filled in when absent
   bool optional = false;               // may stay absent (no default)
   std::vector<std::string> choices;    // kind == choice
+  // What each value means, in words, for a diagnosis that finds the other one computed: kind ==
+  // choice, one per choice in order ("GPT-J's interleaved pairs"); kind == boolean, false's then
+  // true's. Empty: the value's own text stands for it.
+  std::vector<std::string> value_words;
   std::string family;                  // kind == scheme: which family the nested scheme is from
   // Returns "" when the value is acceptable, else the reason ("must be > 1").
   std::function<std::string(const value&)> check;
@@ -76,7 +80,10 @@ std::string dim_over_limit(std::int64_t d);
 inline constexpr std::int64_t max_table_length = std::int64_t{1} << 40;
 param_info real_param(std::string name, std::string doc, std::optional<double> def,
                       std::function<std::string(double)> check = {});
-param_info choice_param(std::string name, std::string doc, std::string def, std::vector<std::string> choices);
+param_info choice_param(std::string name, std::string doc, std::string def, std::vector<std::string> choices,
+                        std::vector<std::string> value_words = {});
+// A boolean parameter with its default and what false and true mean in words (param_info::value_words).
+param_info boolean_param(std::string name, std::string doc, bool def, std::string false_words, std::string true_words);
 // The two parameters of every seeded stand-in for trained weights (learned, t5, shaw, txl).
 param_info init_std_param(double def, std::string doc);
 param_info seed_param();

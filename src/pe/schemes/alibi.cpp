@@ -19,8 +19,8 @@ std::vector<std::pair<std::int64_t, std::int64_t>> alibi_slope_exponents(std::in
 namespace {
 
 scheme_info alibi_info() {
-  param_info causal{"causal", param_kind::boolean, "true: -slope (i - j) (decoders); false: -slope |i - j|"};
-  causal.default_value = true;
+  const param_info causal = boolean_param("causal", "true: -slope (i - j) (decoders); false: -slope |i - j|", true,
+                                          "a bias -slope |i - j|", "a bias -slope (i - j)");
   return {"alibi", "encoding",
                  "ALiBi: bias -slope_h (i - j) on the scores; slopes 2^(-8h/n) for n a power of two, the paper's "
                  "interleaving otherwise (12 heads: 2^-1..2^-8, 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5)",

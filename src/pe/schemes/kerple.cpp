@@ -20,7 +20,8 @@ scheme_info kerple_info() {
           "KERPLE (Chi et al. 2022): bias -r1_h ln(1 + r2_h |i - j|) (variant=log) or -r1_h |i - j|^r2_h (variant=power, "
           "0 < r2 <= 2) on the scores, r1 and r2 one value per head (trained in the paper; given here)",
           {heads,
-           choice_param("variant", "log: -r1 ln(1 + r2 |i - j|); power: -r1 |i - j|^r2", "log", {"log", "power"}),
+           choice_param("variant", "log: -r1 ln(1 + r2 |i - j|); power: -r1 |i - j|^r2", "log", {"log", "power"},
+                        {"the log kernel", "the power kernel"}),
            per_head("r1", "the kernels' scale per head, each > 0 (H values)"),
            per_head("r2", "per head, each > 0: the log kernel's distance factor, or the power kernel's exponent (<= 2)")},
           {"bias", "attend"},

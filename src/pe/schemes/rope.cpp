@@ -53,16 +53,13 @@ std::vector<scheme_info> scalings() {
       {factor_param(), original_max_param("original_max_position_embeddings"),
        real_param("beta_fast", "rotations where extrapolation ends", 32.0, positive),
        real_param("beta_slow", "rotations where interpolation starts", 1.0, positive),
-       [] {
-         param_info p{"truncate", param_kind::boolean, "floor/ceil the correction range (HF truncate)"};
-         p.default_value = true;
-         return p;
-       }(),
+       boolean_param("truncate", "floor/ceil the correction range (HF truncate)", true, "an unrounded YaRN range",
+                     "a floored/ceiled YaRN range"),
        optional_param(real_param("attention_factor", "explicit attention factor", std::nullopt, positive)),
        optional_param(real_param("mscale", "DeepSeek-style mscale numerator", std::nullopt)),
        optional_param(real_param("mscale_all_dim", "DeepSeek-style mscale denominator", std::nullopt)),
        choice_param("magnitude", "hf: HF's attention factor; ggml: ggml rope_yarn's built-in 1 + 0.1 ln(factor)", "hf",
-                    {"hf", "ggml"})},
+                    {"hf", "ggml"}, {"HF's attention factor", "ggml's magnitude 1 + 0.1 ln(factor)"})},
       {},
       [](const spec& s) {
         if (!(s.real("beta_fast") > s.real("beta_slow"))) {
@@ -167,7 +164,7 @@ scheme_info rope_info() {
        optional_param(integer_param("rotary_dim", "rotated dims (default dim; HF partial_rotary_factor * dim)",
                                     std::nullopt, 2, max_dim)),
        choice_param("layout", "neox pairs (i, i + r/2), HF rotate_half; gptj pairs (2i, 2i+1), Meta/GPT-J", "neox",
-                    {"neox", "gptj"}),
+                    {"neox", "gptj"}, {"NeoX's rotate-half pairs", "GPT-J's interleaved pairs"}),
        freqs,
        real_param("truncate_low", "fraction of the lowest frequencies set to 0 (p-RoPE): floor(f * r/2) pairs", 0.0),
        scaling},

@@ -34,7 +34,7 @@ std::vector<scheme_info> infos() {
                  "base^(-2i/d_a) within the block (Flux EmbedND: gptj pairs); positions are [T, len(axes)]",
                  {axes, base,
                   choice_param("layout", "pairing within each axis block: gptj (2i, 2i+1), Flux; neox (i, i + d_a/2)",
-                               "gptj", {"gptj", "neox"})},
+                               "gptj", {"gptj", "neox"}, {"GPT-J's interleaved pairs", "NeoX's rotate-half pairs"})},
                  {"inv_freq", "rotate", "rotate_grad", "rotate_qk", "apply_tables", "matrix", "attend"},
                  [](const spec& s) {
                    const auto& a = s.reals("axes");
@@ -45,14 +45,14 @@ std::vector<scheme_info> infos() {
                    if (total > static_cast<double>(max_dim)) throw spec_error(fmt::format("rope_nd: axes sum to {}, more than {}", total, max_dim));
                  }});
   param_info sections{"sections", param_kind::real_list, "pairs per position row [t, h, w], summing to dim/2"};
-  param_info interleaved{"interleaved", param_kind::boolean,
-                         "false: contiguous sections (Qwen2-VL); true: h and w interleaved every third pair (Qwen3-VL)"};
-  interleaved.default_value = false;
+  const param_info interleaved = boolean_param("interleaved", "false: contiguous sections (Qwen2-VL); true: h and w interleaved every third pair (Qwen3-VL)",
+                                               false, "contiguous t/h/w sections", "interleaved h/w sections");
   out.push_back({"mrope", "encoding",
                  "multimodal RoPE: plain frequencies, each pair reading the t, h or w position; "
                  "positions are [T, 3]; equal t/h/w positions give plain rope",
                  {integer_param("dim", "head dimension D (even)", std::nullopt, 2, max_dim), sections, base, interleaved,
-                  choice_param("layout", "pairing: neox (j, j + D/2), Qwen2-VL and Qwen3-VL; gptj (2j, 2j+1), GLM-4.1V", "neox", {"neox", "gptj"})},
+                  choice_param("layout", "pairing: neox (j, j + D/2), Qwen2-VL and Qwen3-VL; gptj (2j, 2j+1), GLM-4.1V", "neox", {"neox", "gptj"},
+                               {"NeoX's rotate-half pairs", "GPT-J's interleaved pairs"})},
                  {"inv_freq", "rotate", "rotate_grad", "rotate_qk", "apply_tables", "matrix", "attend"},
                  [](const spec& s) {
                    const std::int64_t dim = s.integer("dim");

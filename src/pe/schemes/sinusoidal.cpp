@@ -64,7 +64,8 @@ scheme_info sinusoidal_info() {
         choice_param("layout",
                      "interleaved: sin at 2i, cos at 2i+1 (the paper); concat: [sin | cos] halves, same "
                      "frequencies; fairseq: [sin | cos] halves, exponent divided by dim/2-1 (fairseq, tensor2tensor)",
-                     "interleaved", {"interleaved", "concat", "fairseq"})},
+                     "interleaved", {"interleaved", "concat", "fairseq"},
+                     {"interleaved sin and cos", "sin and cos in halves", "fairseq's halves and exponent"})},
        {"encode", "attend"},
        [](const spec& s) {
          if (s.choice("layout") == "fairseq" && s.integer("dim") == 2) {

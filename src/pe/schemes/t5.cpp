@@ -66,8 +66,8 @@ std::int64_t t5_bucket(std::int64_t rel, std::int64_t buckets, std::int64_t max_
 namespace {
 
 scheme_info t5_info() {
-  param_info bidirectional{"bidirectional", param_kind::boolean, "encoder (true) or decoder (false) buckets"};
-  bidirectional.default_value = true;
+  const param_info bidirectional = boolean_param("bidirectional", "encoder (true) or decoder (false) buckets", true,
+                                                 "one-way (decoder) buckets", "two-way (encoder) buckets");
   return {"t5", "encoding",
                  "T5 relative position buckets of key - query (exact below buckets/4 per sign, log-spaced to "
                  "max_distance, capped) and a learned [buckets, heads] bias table (seeded stand-in)",

@@ -22,7 +22,7 @@ scheme_info xpos_info() {
            real_param("gamma", "zeta's offset (torchscale: 0.4)", 0.4, positive_finite),
            real_param("scale_base", "positions per unit of the scale's exponent (torchscale: 512)", 512.0, positive_finite),
            choice_param("layout", "pairing: gptj (2i, 2i+1), torchscale's rotate_every_two; neox (i, i + D/2)", "gptj",
-                        {"gptj", "neox"})},
+                        {"gptj", "neox"}, {"GPT-J's interleaved pairs", "NeoX's rotate-half pairs"})},
           {"inv_freq", "rotate", "rotate_grad", "rotate_qk", "attend"},
           [](const spec& s) {
             if (s.integer("dim") % 2) throw spec_error(fmt::format("xpos: dim={} is odd; rotation pairs need an even dim", s.integer("dim")));
