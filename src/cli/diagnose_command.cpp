@@ -19,8 +19,9 @@ std::function<int()> add_diagnose_command(CLI::App& app) {
   add_implementation_flags(*cmd, q.implementation);
   cmd->add_option("--spec", q.spec, "the spec it was asked to implement")->required();
   // gate and audit read a model's config; diagnose judges one spec, so these say where to find it.
-  for (const auto& [flag, command] : {std::pair{"--hf-config", "from-hf"}, std::pair{"--gguf", "from-gguf"}})
-    cmd->add_option_function<std::string>(flag, [flag, command](const std::string& file) {
+  // (No structured binding here: clang 14 cannot capture one in a lambda.)
+  for (const auto& flag_and_command : {std::pair{"--hf-config", "from-hf"}, std::pair{"--gguf", "from-gguf"}})
+    cmd->add_option_function<std::string>(flag_and_command.first, [flag = flag_and_command.first, command = flag_and_command.second](const std::string& file) {
          throw CLI::ValidationError(fmt::format("diagnose: {} {}: diagnose judges one spec; `pecheck spec {} {}` prints those it gives, pass one with --spec",
                                                 flag, file, command, file));
        })->group("");
