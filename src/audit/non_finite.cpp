@@ -31,7 +31,8 @@ std::string non_finite_words(const std::vector<token_finiteness>& tokens, double
   const double last_good = below == good.begin() ? 0.0 : static_cast<double>(*(below - 1));
   if (threshold)
     for (const auto* f : {&binary16, &bfloat16})
-      for (const auto& [scale, what] : {std::pair{largest_frequency, "angles p*w"}, std::pair{1.0, "positions"}}) {
+      for (const auto& [scale_of, what] : {std::pair{largest_frequency, "angles p*w"}, std::pair{1.0, "positions"}}) {
+        const double scale = scale_of;  // a plain name: clang 14 cannot capture a structured binding
         const auto overflows = [&](double p) { return std::isinf(round_to_format(p * scale, *f)); };
         if (scale > 0 && !overflows(last_good) && overflows(static_cast<double>(first_bad)))
           return fmt::format("{} overflow in {} (past {:g}): NaN or infinite outputs from position {} on", what, f->name, largest_finite(*f),
