@@ -1,5 +1,6 @@
 // One vocabulary across commands: old spellings kept with a deprecation line, and a misspelled option answered with the nearest one.
 #pragma once
+#include <cstdio>
 #include <string>
 #include <vector>
 
