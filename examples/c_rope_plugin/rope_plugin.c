@@ -69,22 +69,39 @@ static inline uint16_t float_to_f16(float f) {
 
 static int served(int32_t dtype) { return dtype == PE_F32 || dtype == PE_BF16 || dtype == PE_F16; }
 
-/* Element k of a real tensor, widened to float. */
-static inline float load(const pe_tensor *t, int64_t k) {
+/* Elements [at, at + n) of a real tensor, widened to float: the dtype is read once a row, not once an element. */
+static void load_row(const pe_tensor *t, int64_t at, long n, float *out) {
+  const uint16_t *h = (const uint16_t *)t->data + at;
   switch (t->dtype) {
-    case PE_BF16: return bf16_to_float(((const uint16_t *)t->data)[k]);
-    case PE_F16: return f16_to_float(((const uint16_t *)t->data)[k]);
-    default: return ((const float *)t->data)[k];
+    case PE_BF16: for (long k = 0; k < n; ++k) out[k] = bf16_to_float(h[k]); break;
+    case PE_F16: for (long k = 0; k < n; ++k) out[k] = f16_to_float(h[k]); break;
+    default: memcpy(out, (const float *)t->data + at, sizeof(float) * (size_t)n);
   }
 }
 
-/* Element k of a real tensor set to v, rounded to the tensor's dtype. */
-static inline void store(pe_tensor *t, int64_t k, float v) {
+/* Elements [at, at + n) of a real tensor set to `in`, rounded to the tensor's dtype. */
+static void store_row(pe_tensor *t, int64_t at, long n, const float *in) {
+  uint16_t *h = (uint16_t *)t->data + at;
   switch (t->dtype) {
-    case PE_BF16: ((uint16_t *)t->data)[k] = float_to_bf16(v); break;
-    case PE_F16: ((uint16_t *)t->data)[k] = float_to_f16(v); break;
-    default: ((float *)t->data)[k] = v;
+    case PE_BF16: for (long k = 0; k < n; ++k) h[k] = float_to_bf16(in[k]); break;
+    case PE_F16: for (long k = 0; k < n; ++k) h[k] = float_to_f16(in[k]); break;
+    default: memcpy((float *)t->data + at, in, sizeof(float) * (size_t)n);
   }
+}
+
+/* Row `row` of x [.., dim] turned into the same row of y by the pairs' cos c and sin s, in float:
+ * y_a = x_a c - x_b s, y_b = x_b c + x_a s, the dims past rotary copied. buf holds 2 dim floats. */
+static void turn_row(const pe_tensor *x, pe_tensor *y, int64_t row, long dim, long rotary, int neox, const float *c, const float *s,
+                     float *buf) {
+  float *in = buf, *out = buf + dim;
+  load_row(x, row, dim, in);
+  for (long i = 0; i < rotary / 2; ++i) {
+    const long a = neox ? i : 2 * i, b = neox ? i + rotary / 2 : 2 * i + 1;
+    out[a] = in[a] * c[i] - in[b] * s[i];
+    out[b] = in[b] * c[i] + in[a] * s[i];
+  }
+  for (long d = rotary; d < dim; ++d) out[d] = in[d];
+  store_row(y, row, dim, out);
 }
 
 /* apply_tables: x [T, H, D] turned by the cos and sin tables [T, rotary_dim/2] it is handed (a row
@@ -103,18 +120,19 @@ static int32_t apply_tables(const char *spec, const pe_tensor *inputs, int32_t n
   const int neox = strncmp(pe_spec_field(spec, "layout"), "neox", 4) == 0;
   const int64_t tokens = x->shape[0], heads = x->shape[1], pairs = rotary / 2;
   pe_tensor *y = &outputs[0];
-  for (int64_t t = 0; t < tokens; ++t)
-    for (int64_t h = 0; h < heads; ++h) {
-      const int64_t row = (t * heads + h) * dim;
-      for (long i = 0; i < pairs; ++i) {
-        const float c = load(cos_t, t * pairs + i), s = load(sin_t, t * pairs + i);
-        const long a = neox ? i : 2 * i, b = neox ? i + pairs : 2 * i + 1;
-        const float xa = load(x, row + a), xb = load(x, row + b);
-        store(y, row + a, xa * c - xb * s);
-        store(y, row + b, xb * c + xa * s);
-      }
-      for (long d = rotary; d < dim; ++d) store(y, row + d, load(x, row + d));
-    }
+  /* A token's cos and sin rows, then two rows of x's width. */
+  float *c = malloc(sizeof(float) * ((size_t)(2 * pairs + 2 * dim) + 1));
+  if (!c) {
+    snprintf(message, message_size, "apply_tables: out of memory");
+    return PE_ERROR;
+  }
+  float *s = c + pairs, *buf = s + pairs;
+  for (int64_t t = 0; t < tokens; ++t) {
+    load_row(cos_t, t * pairs, pairs, c);
+    load_row(sin_t, t * pairs, pairs, s);
+    for (int64_t h = 0; h < heads; ++h) turn_row(x, y, (t * heads + h) * dim, dim, rotary, neox, c, s, buf);
+  }
+  free(c);
   return PE_OK;
 }
 
@@ -133,21 +151,22 @@ static int32_t turn(const char *spec, const char *op, const pe_tensor *inputs, i
   const int neox = strncmp(pe_spec_field(spec, "layout"), "neox", 4) == 0;
   const int64_t tokens = x->shape[0], heads = x->shape[1];
   const int64_t *p = (const int64_t *)pos->data;
-  float *inv_freq = malloc(sizeof(float) * (size_t)(rotary / 2));
+  /* inv_freq, each token's cos and sin (computed once per token and shared by its heads, as
+   * kernels' cos/sin caches are), then two rows of x's width. */
+  float *inv_freq = malloc(sizeof(float) * ((size_t)(3 * (rotary / 2) + 2 * dim) + 1));
+  if (!inv_freq) {
+    snprintf(message, message_size, "%s: out of memory", op);
+    return PE_ERROR;
+  }
+  float *cos_p = inv_freq + rotary / 2, *sin_p = cos_p + rotary / 2, *buf = sin_p + rotary / 2;
   for (long i = 0; i < rotary / 2; ++i) inv_freq[i] = 1.0f / powf(base, (float)(2 * i) / (float)rotary);
-  for (int64_t t = 0; t < tokens; ++t)
-    for (int64_t h = 0; h < heads; ++h) {
-      const int64_t row = (t * heads + h) * dim;
-      for (long i = 0; i < rotary / 2; ++i) {
-        const float angle = (float)p[t] * inv_freq[i];
-        const float c = cosf(angle), s = backward ? -sinf(angle) : sinf(angle);
-        const long a = neox ? i : 2 * i, b = neox ? i + rotary / 2 : 2 * i + 1;
-        const float xa = load(x, row + a), xb = load(x, row + b);
-        store(y, row + a, xa * c - xb * s);
-        store(y, row + b, xb * c + xa * s);
-      }
-      for (long d = rotary; d < dim; ++d) store(y, row + d, load(x, row + d));
+  for (int64_t t = 0; t < tokens; ++t) {
+    for (long i = 0; i < rotary / 2; ++i) {
+      const float angle = (float)p[t] * inv_freq[i];
+      cos_p[i] = cosf(angle), sin_p[i] = backward ? -sinf(angle) : sinf(angle);
     }
+    for (int64_t h = 0; h < heads; ++h) turn_row(x, y, (t * heads + h) * dim, dim, rotary, neox, cos_p, sin_p, buf);
+  }
   free(inv_freq);
   return PE_OK;
 }

@@ -4,6 +4,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <future>
 #include <random>
@@ -127,6 +128,25 @@ std::vector<double> pseudo_random_row(std::uint64_t seed, std::int64_t n, gate::
   return row;
 }
 
+// 1 / ulp_in_format(x) for the rows' scales, remembered for the last binary exponent: rows of one
+// call mostly share their scale's exponent, and ilogb and ldexp cost more than the rest of a row's setup.
+class ulps_per_unit {
+ public:
+  explicit ulps_per_unit(const float_format& f) : format_(f) {}
+  double per_ulp(double x) {
+    const auto exponent = (std::bit_cast<std::uint64_t>(x) >> 52) & 0x7ff;
+    // Zeros and subnormals (exponent field 0) and non-finite values are not remembered: ilogb of a
+    // subnormal depends on its significand.
+    if (exponent != exponent_ || exponent == 0 || exponent == 0x7ff) exponent_ = exponent, per_ulp_ = 1 / ulp_in_format(x, format_);  // a power of 2: exact
+    return per_ulp_;
+  }
+
+ private:
+  const float_format& format_;
+  std::uint64_t exponent_ = 0;
+  double per_ulp_ = 0;
+};
+
 class sweeper {
  public:
   sweeper(const audit_request& q, const spec& s, const gate::error_model& m, const swept_op& w, audit_profile& p, const position_set& set)
@@ -189,7 +209,7 @@ class sweeper {
       // The output as doubles, a range of tokens per worker thread.
       const std::int64_t per_token = static_cast<std::int64_t>(values.size()) / tokens;
       parallel_ranges(tokens, std::max<std::int64_t>(1, 8192 / per_token), [&](std::int64_t t0, std::int64_t t1, int) {
-        for (std::int64_t e = t0 * per_token; e < t1 * per_token; ++e) values[static_cast<std::size_t>(e)] = output.at(e);
+        output.to_doubles(t0 * per_token, t1 * per_token, values.data() + t0 * per_token);
       });
       compare(begin, tokens, first_head, values, exact.at(o).value.data, bounds.at(o));
       first_head += per_token / w_.width;
@@ -217,6 +237,7 @@ class sweeper {
   void compare_rows(std::int64_t begin, std::int64_t first_row, std::int64_t end_row, std::int64_t per_token, std::int64_t first_head,
                     const std::vector<double>& got, const std::vector<double>& exact, const std::vector<double>& bound, audit_profile& into) const {
     const std::int64_t width = w_.width;
+    ulps_per_unit units(format_);
     for (std::int64_t r = first_row; r < end_row; ++r) {
       const std::int64_t position = set_.at(begin + r / per_token);
       const int decade = decade_of(position);
@@ -224,7 +245,7 @@ class sweeper {
       // value through 0, where ulps at the element itself would mean nothing (as the gate does).
       double scale = 0;
       for (std::int64_t i = 0; i < width; ++i) scale = std::max(scale, std::abs(exact[static_cast<std::size_t>(r * width + i)]));
-      const double per_unit = 1 / ulp_in_format(std::isfinite(scale) ? scale : 0.0, format_);  // a power of 2: exact
+      const double per_unit = units.per_ulp(std::isfinite(scale) ? scale : 0.0);
       bucket_stats* const row_buckets = &into.bucket(decade, 0);
       const std::int64_t head = first_head + r % per_token;
       octave_stats row;  // the row's share of its octave's picture
@@ -245,12 +266,13 @@ class sweeper {
           into_bucket.add_in_order(ulps, ulps, [&] { return record(ulps, ulps); });
           if (ulps != 0) ++row.nonfinite;
         }
-        if (!(ulps <= thresholds[0]))
-          for (std::size_t k = 0; k < thresholds.size(); ++k)
-            if (!(ulps <= thresholds[k]) && (into.first_over[k] < 0 || position < into.first_over[k])) into.first_over[k] = position;
         row.max_ulps = std::max(row.max_ulps, ulps);
         row.max_bound_ulps = std::max(row.max_bound_ulps, bound[e]);
       }
+      // The first position over each threshold: a row's worst error decides for all its elements
+      // (ulps is never NaN: 0 or +Inf where an output is not finite).
+      for (std::size_t k = 0; k < thresholds.size() && row.max_ulps > thresholds[k]; ++k)
+        if (into.first_over[k] < 0 || position < into.first_over[k]) into.first_over[k] = position;
       row.max_bound_ulps *= per_unit;  // the row's largest bound, in its ulps (per_unit is a power of 2: exact)
       row.count = static_cast<std::uint64_t>(width);
       into.octaves[static_cast<std::size_t>(octave_of(position))].merge(row);

@@ -73,18 +73,53 @@ double io_tensor::at(std::int64_t e) const {
   return 0;
 }
 
+namespace {
+
+// Each of n words of type Word at p, widened to double by `widen`, into out.
+template <class Word, class Widen>
+void widen_words(const unsigned char* p, std::int64_t n, double* out, Widen widen) {
+  for (std::int64_t e = 0; e < n; ++e) {
+    Word w;
+    std::memcpy(&w, p + e * static_cast<std::int64_t>(sizeof(Word)), sizeof(Word));
+    out[e] = widen(w);
+  }
+}
+
+// Each of n doubles rounded to a word of type Word by `narrow`, stored at p.
+template <class Word, class Narrow>
+void narrow_words(const double* in, std::int64_t n, unsigned char* p, Narrow narrow) {
+  for (std::int64_t e = 0; e < n; ++e) {
+    const Word w = narrow(in[e]);
+    std::memcpy(p + e * static_cast<std::int64_t>(sizeof(Word)), &w, sizeof(Word));
+  }
+}
+
+}  // namespace
+
+void io_tensor::to_doubles(std::int64_t begin, std::int64_t end, double* out) const {
+  const unsigned char* p = bytes.data() + static_cast<std::size_t>(begin) * dtype_size(type);
+  const std::int64_t n = end - begin;
+  switch (type) {
+    case dtype::f64: return widen_words<double>(p, n, out, [](double v) { return v; });
+    case dtype::f32: return widen_words<float>(p, n, out, [](float v) { return static_cast<double>(v); });
+    case dtype::f16: return widen_words<std::uint16_t>(p, n, out, [](std::uint16_t b) { return static_cast<double>(fp16::from_bits(b)); });
+    case dtype::bf16: return widen_words<std::uint16_t>(p, n, out, [](std::uint16_t b) { return static_cast<double>(bf16::from_bits(b)); });
+    case dtype::i64: return widen_words<std::int64_t>(p, n, out, [](std::int64_t v) { return static_cast<double>(v); });
+    case dtype::i32: return widen_words<std::int32_t>(p, n, out, [](std::int32_t v) { return static_cast<double>(v); });
+  }
+}
+
 io_tensor real_tensor(std::string name, dtype t, const tensor<double>& values) {
   io_tensor out{std::move(name), t, values.shape, std::vector<unsigned char>(values.data.size() * dtype_size(t))};
-  for (std::size_t e = 0; e < values.data.size(); ++e) {
-    unsigned char* p = out.bytes.data() + e * dtype_size(t);
-    const double x = values.data[e];
-    switch (t) {
-      case dtype::f64: std::memcpy(p, &x, 8); break;
-      case dtype::f32: { const float v = static_cast<float>(x); std::memcpy(p, &v, 4); break; }
-      case dtype::f16: { const auto b = fp16(x).bits(); std::memcpy(p, &b, 2); break; }
-      case dtype::bf16: { const auto b = bf16(x).bits(); std::memcpy(p, &b, 2); break; }
-      default: throw std::logic_error("real_tensor: not a real dtype");
-    }
+  const auto n = static_cast<std::int64_t>(values.data.size());
+  unsigned char* p = out.bytes.data();
+  switch (t) {
+    case dtype::f64: narrow_words<double>(values.data.data(), n, p, [](double x) { return x; }); break;
+    case dtype::f32: narrow_words<float>(values.data.data(), n, p, [](double x) { return static_cast<float>(x); }); break;
+    case dtype::f16: narrow_words<std::uint16_t>(values.data.data(), n, p, [](double x) { return fp16(x).bits(); }); break;
+    case dtype::bf16: narrow_words<std::uint16_t>(values.data.data(), n, p, [](double x) { return bf16(x).bits(); }); break;
+    default:
+      if (n > 0) throw std::logic_error("real_tensor: not a real dtype");
   }
   return out;
 }
@@ -103,7 +138,7 @@ io_tensor empty_tensor(std::string name, dtype t, std::vector<std::int64_t> shap
 
 tensor<double> as_doubles(const io_tensor& t) {
   tensor<double> out(t.shape);
-  for (std::int64_t e = 0; e < t.elements(); ++e) out.data[static_cast<std::size_t>(e)] = t.at(e);
+  t.to_doubles(0, t.elements(), out.data.data());
   return out;
 }
 

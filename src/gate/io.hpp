@@ -38,6 +38,8 @@ struct io_tensor {
   std::int64_t elements() const;
   // Element e as double (exact for every dtype).
   double at(std::int64_t e) const;
+  // Elements [begin, end) as doubles into out, as at() gives them: the dtype read once, not per element.
+  void to_doubles(std::int64_t begin, std::int64_t end, double* out) const;
 };
 
 // A real tensor stored in `t` (each value rounded once to the dtype), or integers stored exactly.

@@ -314,8 +314,11 @@ class plugin_worker {
       return r;
     }
     if (c.status != PE_OK) return {call_status::bad_output, fmt::format("pe_impl_run returned {}, not PE_OK, PE_UNSUPPORTED or PE_ERROR", c.status), {}};
-    r.outputs = outputs;
-    for (std::size_t k = 0; k < outputs.size(); ++k) std::memcpy(r.outputs[k].bytes.data(), view + layout.output(k).offset, outputs[k].bytes.size());
+    // Each output's bytes read once from the call memory (not the template's zeros copied, then overwritten).
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      const unsigned char* from = view + layout.output(k).offset;
+      r.outputs.push_back({outputs[k].name, outputs[k].type, outputs[k].shape, std::vector<unsigned char>(from, from + outputs[k].bytes.size()), outputs[k].layout});
+    }
     return r;
   }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -208,20 +209,44 @@ void collect_leftovers(control_block& c, bool end_in_place) {
   c.ended_in_place = c.left_processes && end_others_in_namespace() ? 1 : 0;
 }
 
-// One call: its memory mapped between far guards, the request read, pe_impl_run called under the
-// protections, the memory unmapped again.
-void call(control_block& c, const self_files& self, int memory, run_fn run, pid_t leader, std::size_t address_space, bool end_in_place) {
+// A call's memory as the worker maps it: the span between far guards, with the protections of the
+// layout it was mapped for. Calls of one layout (an audit's) reuse it: a fresh mapping has every page
+// faulted in anew, which costs more than the plugin's own work on a call of millions of elements.
+struct call_mapping {
+  void* reserved = nullptr;
+  std::size_t total = 0, bytes = 0;
+  std::vector<std::array<std::size_t, 4>> spans;  // offset, bytes, room, read_only: the protections applied
+
+  unsigned char* base() const { return static_cast<unsigned char*>(reserved) + far_guard_bytes; }
+  void unmap() {
+    if (reserved) munmap(reserved, total);
+    reserved = nullptr, total = bytes = 0, spans.clear();
+  }
+};
+
+// One call: its memory mapped between far guards (or the last call's mapping, for the same
+// layout), the request read, pe_impl_run called under the protections.
+void call(control_block& c, const self_files& self, int memory, run_fn run, pid_t leader, std::size_t address_space, bool end_in_place,
+          call_mapping& mapped) {
   c.stage = preparing;
   std::uint64_t head[2] = {};  // the layout's bytes, the request's bytes
   if (pread(memory, head, sizeof head, 0) != static_cast<ssize_t>(sizeof head)) fail(c, "the worker cannot read the call's request");
   const std::size_t bytes = head[0], total = bytes + 2 * far_guard_bytes;
-  cap_address_space(self.pages().first, address_space);  // the headroom from now, so the reservation below fits
-  void* reserved = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (reserved == MAP_FAILED) fail(c, fmt::format("the worker cannot reserve {} bytes for the call (address space exhausted)", total));
-  auto* base = static_cast<unsigned char*>(reserved) + far_guard_bytes;
-  if (mmap(base, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, memory, 0) == MAP_FAILED) {
-    fail(c, "the worker cannot map the call's memory");
+  if (mapped.reserved && mapped.bytes != bytes) mapped.unmap();
+  if (!mapped.reserved) {
+    cap_address_space(self.pages().first, address_space);  // the headroom from now, so the reservation below fits
+    void* reserved = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (reserved == MAP_FAILED) fail(c, fmt::format("the worker cannot reserve {} bytes for the call (address space exhausted)", total));
+    auto* base = static_cast<unsigned char*>(reserved) + far_guard_bytes;
+    // Populated now, in one go, rather than a fault per page as the plugin touches them.
+    if (mmap(base, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_POPULATE, memory, 0) == MAP_FAILED) {
+      munmap(reserved, total);
+      fail(c, "the worker cannot map the call's memory");
+    }
+    mapped.reserved = reserved, mapped.total = total, mapped.bytes = bytes;
   }
+  void* const reserved = mapped.reserved;
+  unsigned char* const base = mapped.base();
   c.region_base = reinterpret_cast<std::uintptr_t>(reserved);
   const json request = json::from_msgpack(base + sizeof head, base + sizeof head + head[1]);
   const std::string op = request["op"], spec = request["spec"];
@@ -255,9 +280,17 @@ void call(control_block& c, const self_files& self, int memory, run_fn run, pid_
   char* message = reinterpret_cast<char*>(base + spans[1].offset);
   c.stage = running;
   mprotect(&c, whole_pages(sizeof c), PROT_READ);
-  for (const auto& s : spans) {
-    if (s.read_only) mprotect(base + s.offset, s.room, PROT_READ);
-    mprotect(base + s.offset + s.room, page_size(), PROT_NONE);
+  // The spans' protections, unless the mapping has them from the last call: read-only inputs, a
+  // PROT_NONE page after each span.
+  std::vector<std::array<std::size_t, 4>> protections;
+  for (const auto& s : spans) protections.push_back({s.offset, s.bytes, s.room, s.read_only ? 1u : 0u});
+  if (protections != mapped.spans) {
+    mprotect(base, bytes, PROT_READ | PROT_WRITE);
+    for (const auto& s : spans) {
+      if (s.read_only) mprotect(base + s.offset, s.room, PROT_READ);
+      mprotect(base + s.offset + s.room, page_size(), PROT_NONE);
+    }
+    mapped.spans = std::move(protections);
   }
   const int32_t status = run(op.c_str(), spec.c_str(), in.data(), static_cast<int32_t>(in.size()), out.data(), static_cast<int32_t>(out.size()),
                              message, message_bytes);
@@ -269,7 +302,6 @@ void call(control_block& c, const self_files& self, int memory, run_fn run, pid_
   collect_leftovers(c, end_in_place);
   getrusage(RUSAGE_CHILDREN, &children);
   c.children_peak_pages = children.ru_maxrss > children_peak_before ? static_cast<std::uint64_t>(children.ru_maxrss) * 1024 / page_size() : 0;
-  munmap(reserved, total);
   c.region_base = 0;
   c.stage = returned;
 }
@@ -285,6 +317,7 @@ void serve(const std::string& path, control_block& c, int channel, int memory, s
   // are not killed, and a call that leaves more gets a new worker, as outside the namespace.
   const bool end_in_place = in_own_pid_namespace() && !others_in_namespace();
   c.stage = ready;
+  call_mapping mapped;  // kept from call to call
   if (write(channel, "s", 1) != 1) _exit(0);
   for (;;) {
     char byte = 0;
@@ -294,7 +327,7 @@ void serve(const std::string& path, control_block& c, int channel, int memory, s
       if (errno == EINTR) continue;
       _exit(0);
     }
-    call(c, self, memory, run, leader, address_space, end_in_place);
+    call(c, self, memory, run, leader, address_space, end_in_place, mapped);
     c.stage = ready;
     c.answered = c.call_number;
     if (write(channel, "r", 1) != 1) _exit(0);
