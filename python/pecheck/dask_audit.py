@@ -29,8 +29,10 @@ def run_shard(binary, audit_args, index, count):
     with tempfile.TemporaryDirectory(prefix="pecheck-shard-") as tmp:
         part = os.path.join(tmp, "part.json")
         argv = [binary, "audit", *audit_args, "--shard", f"{index}/{count}", "--json", part]
-        # A session of its own: a cancelled task kills pecheck and whatever it started (a sandboxed
-        # implementation) as one process group.
+        # A session of its own: where the wait is interrupted (an exception raised in this thread),
+        # pecheck and whatever it started (a sandboxed implementation) are killed as one process
+        # group. Dask cannot stop a running task's thread, so a worker that dies is covered by
+        # PR_SET_PDEATHSIG instead.
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                 start_new_session=True, preexec_fn=_die_with_parent)
         try:

@@ -1,6 +1,7 @@
 """The Dask runner (python/pecheck/dask_audit.py): shards on a LocalCluster merge to the unsharded run, a killed worker's shard is rerun, a bad shard is reported."""
 import logging
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -88,6 +89,7 @@ def test_a_worker_killed_mid_shard_has_its_shard_rerun(tmp_path):
         time.sleep(0.05)
     assert not psutil.pid_exists(orphan) or psutil.Process(orphan).status() == psutil.STATUS_ZOMBIE
     assert not os.path.exists(orphan_part)
+    shutil.rmtree(os.path.dirname(orphan_part), ignore_errors=True)  # the dead worker's temporary directory
 
 
 def test_a_shard_with_bad_input_is_reported_and_the_run_fails(tmp_path):
