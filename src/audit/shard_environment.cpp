@@ -23,7 +23,7 @@ struct shard_convention {
   std::int64_t first_id;   // the first job's id where the scheduler fixes it (0- or 1-based)
   std::string_view first;  // the variable holding the first id where it varies (Slurm's --array=1-8), else ""
   std::string_view last;   // the variable holding the last id, checked against first + (count - 1) step, else ""
-  std::string_view step;   // the variable holding the ids' step, else "" (step 1)
+  std::string_view step;   // the variable holding the ids' step, else "" (step 1; so is the variable unset)
 };
 
 // Verified against each scheduler's documentation: Slurm's job_array page and sbatch(1) (ids from
@@ -73,7 +73,9 @@ convention_shard shard_of_convention(const shard_convention& c, std::string_view
   convention_reader r{lookup, text, c, {}};
   const std::int64_t id = r.number(c.index, 0);
   const std::int64_t first = c.first.empty() ? c.first_id : r.number(c.first, 0);
-  const std::int64_t step = c.step.empty() ? 1 : r.number(c.step, 1);
+  // A step variable left unset is read as 1 (sbatch(1) documents SLURM_ARRAY_TASK_STEP, but not
+  // since which release): a stepped array then fails the last-id check below, never maps wrongly.
+  const std::int64_t step = c.step.empty() || !lookup(c.step) ? 1 : r.number(c.step, 1);
   std::int64_t count = n;
   if (!c.count.empty()) {
     count = r.number(c.count, 1);

@@ -71,6 +71,16 @@ TEST(shard_environment, a_stepped_slurm_array_counts_its_ids_by_the_step) {
             "SLURM_ARRAY_TASK_MIN=0, SLURM_ARRAY_TASK_STEP=4, SLURM_ARRAY_TASK_COUNT=4, SLURM_ARRAY_TASK_MAX=12)");
 }
 
+TEST(shard_environment, a_slurm_array_without_its_step_variable_is_read_with_step_1_and_checked) {
+  variables v{{"SLURM_ARRAY_TASK_ID", "5"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "8"}, {"SLURM_ARRAY_TASK_COUNT", "8"}};
+  expect_shard(resolve(v), 5, 8);
+  // --array=0-15:4 (ids 0, 4, 8, 12) read without its step: 4 ids from 0 would end at 3, not 12.
+  v = {{"SLURM_ARRAY_TASK_ID", "4"}, {"SLURM_ARRAY_TASK_MIN", "0"}, {"SLURM_ARRAY_TASK_MAX", "12"}, {"SLURM_ARRAY_TASK_COUNT", "4"}};
+  EXPECT_EQ(refusal(v),
+            "--shard auto: Slurm's ids are not 4 evenly spaced from 0 in steps of 1 (SLURM_ARRAY_TASK_ID=4, SLURM_ARRAY_TASK_MIN=0, "
+            "SLURM_ARRAY_TASK_COUNT=4, SLURM_ARRAY_TASK_MAX=12): they cannot be mapped to shards i/n exactly; give --shard i/n");
+}
+
 TEST(shard_environment, a_slurm_list_of_uneven_ids_is_refused) {
   // --array=1,3,7: three ids from 1 to 7, not evenly spaced by any step Slurm states.
   const variables v{{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "7"},
