@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,7 @@
 #include "audit/html.hpp"
 #include "audit/profile_check.hpp"
 #include "audit/report.hpp"
+#include "audit/shard_environment.hpp"
 #include "audit/sweep.hpp"
 #include "cli/command_support.hpp"
 #include "cli/commands.hpp"
@@ -92,6 +94,20 @@ void refuse_sweep_options(const CLI::App& audit) {
   }
 }
 
+// --shard auto (or auto/N) made i/n from the scheduler's variables, saying which on stderr: stdout
+// is the report, and a sharded run's report then stays that of --shard i/n; the profile does not
+// carry the line either, so audit merge's report is still the unsharded run's.
+void resolve_auto_shard(std::string& shard) {
+  if (!pe::audit::is_auto_shard(shard)) return;
+  const auto found = pe::audit::shard_from_environment(shard, [](std::string_view name) -> std::optional<std::string> {
+    const char* value = std::getenv(std::string(name).c_str());
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  });
+  fmt::print(stderr, "audit: --shard {}: shard {}/{} from {}\n", shard, found.part.index, found.part.count, found.source);
+  shard = fmt::format("{}/{}", found.part.index, found.part.count);
+}
+
 }  // namespace
 
 std::function<int()> add_audit_command(CLI::App& app) {
@@ -120,7 +136,10 @@ std::function<int()> add_audit_command(CLI::App& app) {
                   "(the positions' exact tables, in the I/O dtype); encode for absolute encodings");
   cmd->add_option("--heads", q.heads, "heads of x for rotate (default 8)");
   cmd->add_option("--seed", q.seed, "seed of x");
-  cmd->add_option("--shard", q.shard, "i/n: sweep the i-th of n equal parts of the positions (merge the parts' --json with audit merge)");
+  cmd->add_option("--shard", q.shard,
+                  "i/n: sweep the i-th of n equal parts of the positions (merge the parts' --json with audit merge); auto: i/n from a "
+                  "scheduler's variables (Slurm array, GitLab, Buildkite, CircleCI, GoogleTest sharding); auto/N: n is N (a Kubernetes "
+                  "Indexed Job gives its index only)");
   cmd->add_option("--json", o->json, "write the profile as JSON to FILE (audit merge reads these)");
   add_baseline_flags(*cmd, o->baseline);
   cmd->add_option("--html", o->html, "write one self-contained page (inline SVG plots and the tables) to FILE");
@@ -141,6 +160,8 @@ std::function<int()> add_audit_command(CLI::App& app) {
       for (std::size_t k = 1; k < o->parts.size(); ++k) p.merge(read_profile(o->parts[k]));
       return finish(p, files, o->baseline, true);
     }
+    // Before anything is printed or read: a shard that cannot be found stops the audit in one line.
+    resolve_auto_shard(o->request.shard);
     std::vector<std::string> specs{o->request.spec};
     if (o->model.given()) {
       // Each layer kind's spec in turn; layers without a position (NoPE) are reported, not swept.
