@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -215,14 +214,25 @@ void collect_leftovers(control_block& c, bool end_in_place) {
 struct call_mapping {
   void* reserved = nullptr;
   std::size_t total = 0, bytes = 0;
-  std::vector<std::array<std::size_t, 4>> spans;  // offset, bytes, room, read_only: the protections applied
 
   unsigned char* base() const { return static_cast<unsigned char*>(reserved) + far_guard_bytes; }
   void unmap() {
     if (reserved) munmap(reserved, total);
-    reserved = nullptr, total = bytes = 0, spans.clear();
+    reserved = nullptr, total = bytes = 0;
   }
 };
+
+// The spans' protections: the request and inputs read-only, the message and outputs writable, a
+// PROT_NONE page after each. Setting a range to the protection it has changes nothing, so on a
+// reused mapping this is a few system calls, and it restores whatever a plugin changed; false where
+// part of the mapping is gone (a plugin unmapped it).
+bool protect(unsigned char* base, const std::vector<span>& spans) {
+  for (const auto& s : spans) {
+    if (mprotect(base + s.offset, s.room, s.read_only ? PROT_READ : PROT_READ | PROT_WRITE) != 0) return false;
+    if (mprotect(base + s.offset + s.room, page_size(), PROT_NONE) != 0) return false;
+  }
+  return true;
+}
 
 // One call: its memory mapped between far guards (or the last call's mapping, for the same
 // layout), the request read, pe_impl_run called under the protections.
@@ -232,7 +242,14 @@ void call(control_block& c, const self_files& self, int memory, run_fn run, pid_
   std::uint64_t head[2] = {};  // the layout's bytes, the request's bytes
   if (pread(memory, head, sizeof head, 0) != static_cast<ssize_t>(sizeof head)) fail(c, "the worker cannot read the call's request");
   const std::size_t bytes = head[0], total = bytes + 2 * far_guard_bytes;
-  if (mapped.reserved && mapped.bytes != bytes) mapped.unmap();
+  // The request read from the file, not the mapping: what the last call's plugin did to the mapping
+  // does not reach it.
+  std::vector<std::uint8_t> packed(head[1]);
+  if (pread(memory, packed.data(), packed.size(), sizeof head) != static_cast<ssize_t>(packed.size())) fail(c, "the worker cannot read the call's request");
+  const json request = json::from_msgpack(packed);
+  std::vector<span> spans;
+  for (const auto& s : request["spans"]) spans.push_back({"", s[0], s[1], s[2], s[3]});
+  if (mapped.reserved && (mapped.bytes != bytes || !protect(mapped.base(), spans))) mapped.unmap();
   if (!mapped.reserved) {
     cap_address_space(self.pages().first, address_space);  // the headroom from now, so the reservation below fits
     void* reserved = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -244,14 +261,12 @@ void call(control_block& c, const self_files& self, int memory, run_fn run, pid_
       fail(c, "the worker cannot map the call's memory");
     }
     mapped.reserved = reserved, mapped.total = total, mapped.bytes = bytes;
+    if (!protect(base, spans)) fail(c, "the worker cannot protect the call's memory");
   }
   void* const reserved = mapped.reserved;
   unsigned char* const base = mapped.base();
   c.region_base = reinterpret_cast<std::uintptr_t>(reserved);
-  const json request = json::from_msgpack(base + sizeof head, base + sizeof head + head[1]);
   const std::string op = request["op"], spec = request["spec"];
-  std::vector<span> spans;
-  for (const auto& s : request["spans"]) spans.push_back({"", s[0], s[1], s[2], s[3]});
   // Shapes and names live here, in the worker's own memory, for the pe_tensors to point at.
   std::vector<std::vector<std::int64_t>> shapes;
   std::vector<std::string> names;
@@ -280,18 +295,6 @@ void call(control_block& c, const self_files& self, int memory, run_fn run, pid_
   char* message = reinterpret_cast<char*>(base + spans[1].offset);
   c.stage = running;
   mprotect(&c, whole_pages(sizeof c), PROT_READ);
-  // The spans' protections, unless the mapping has them from the last call: read-only inputs, a
-  // PROT_NONE page after each span.
-  std::vector<std::array<std::size_t, 4>> protections;
-  for (const auto& s : spans) protections.push_back({s.offset, s.bytes, s.room, s.read_only ? 1u : 0u});
-  if (protections != mapped.spans) {
-    mprotect(base, bytes, PROT_READ | PROT_WRITE);
-    for (const auto& s : spans) {
-      if (s.read_only) mprotect(base + s.offset, s.room, PROT_READ);
-      mprotect(base + s.offset + s.room, page_size(), PROT_NONE);
-    }
-    mapped.spans = std::move(protections);
-  }
   const int32_t status = run(op.c_str(), spec.c_str(), in.data(), static_cast<int32_t>(in.size()), out.data(), static_cast<int32_t>(out.size()),
                              message, message_bytes);
   // A process the plugin forked that returned from pe_impl_run is not the worker: it must not

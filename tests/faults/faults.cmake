@@ -115,15 +115,19 @@ set(plugin_faults
 # budget (1 MiB) plus the gate's own report.
 set(fault_environment "forges_report_later|FAULT_REPORT=report.json" "floods_stderr|FAULT_MAX_OUTPUT=1200000"
                       "floods_stderr_note|FAULT_MAX_OUTPUT=1200000" "wire_floods_stderr|FAULT_MAX_OUTPUT=1200000")
-foreach(entry ${plugin_faults})
-  fault_fields("${entry}" name number status seconds pattern timeout extra fails)
-  separate_arguments(extra UNIX_COMMAND "${extra}")
+# fault_plugin(N): the faulty plugin with fault N, target fault_N (once).
+function(fault_plugin number)
   if(NOT TARGET fault_${number})
     add_library(fault_${number} MODULE ${CMAKE_CURRENT_LIST_DIR}/faulty_plugins.c)
     target_compile_definitions(fault_${number} PRIVATE FAULT=${number})
     target_include_directories(fault_${number} PRIVATE ${PROJECT_SOURCE_DIR}/src/gate)
     target_link_libraries(fault_${number} PRIVATE m)
   endif()
+endfunction()
+foreach(entry ${plugin_faults})
+  fault_fields("${entry}" name number status seconds pattern timeout extra fails)
+  separate_arguments(extra UNIX_COMMAND "${extra}")
+  fault_plugin(${number})
   add_test(NAME gate.fault_${name} COMMAND ${fault_runner} $<TARGET_FILE:pecheck> impl $<TARGET_FILE:fault_${number}> ${status} ${seconds} "${pattern}"
                                            --spec "rope(dim=64)" --timeout-ms ${timeout} ${fault_golden} ${extra})
   set_tests_properties(gate.fault_${name} PROPERTIES LABELS gate SKIP_RETURN_CODE 77)
@@ -131,6 +135,17 @@ foreach(entry ${plugin_faults})
     set_tests_properties(gate.fault_${name} PROPERTIES ENVIRONMENT "FAULT_FAILS=${fails};FAULT_UNSUPPORTED=4")
   endif()
 endforeach()
+# A plugin's worker keeps a call's memory mapped for the next call of the same layout (every call of
+# an audit): what a plugin did to the mapping must not outlive its call. Input x made writable by one
+# call is read-only again in the next, whose write into it fails that call; an output the plugin
+# unmapped is mapped again, so its correct answers pass.
+fault_plugin(43)
+fault_plugin(44)
+set(mapping_audit "a='audit --spec rope(dim=64) --positions 0:2048 --tokens-per-call 256'")
+shell_test(audit.fault_input_made_writable_is_read_only_in_the_next_call gate
+           "${mapping_audit}; out=$($<TARGET_FILE:pecheck> $a --impl $<TARGET_FILE:fault_43>); status=$?; echo \"$out\"; test $status -eq 1 && echo \"$out\" | grep -q 'positions 256..511: .*wrote into input x'")
+shell_test(audit.fault_output_unmapped_is_mapped_again_in_the_next_call gate
+           "${mapping_audit}; out=$($<TARGET_FILE:pecheck> $a --impl $<TARGET_FILE:fault_44>); status=$?; echo \"$out\"; test $status -eq 0 && echo \"$out\" | grep -q '^audit: PASS$'")
 # The memory budget a plugin call is given (implementation_flags::memory_limit_mib), on the plugin that touches 1.5 GiB.
 pecheck_test(gate/call_memory_limit_test.cpp unit)
 target_link_libraries(call_memory_limit_test PRIVATE pe_gate)

@@ -80,7 +80,17 @@ enum fault {
   TRIES_REFUSED_SYSCALLS = 40, /* unshare, clone into new namespaces, ptrace, bpf, io_uring: an error naming any that succeeds */
   UNSUPPORTED_ON_EDGE_VALUES = 41, /* rotate declined where x holds a subnormal or a value past 2^100: right on all the rest */
   KEEPS_HELPER_FROM_LOAD = 42,     /* not a fault: a helper process started while loading, which every call needs alive */
+  /* What a plugin does to its call's memory, which the worker keeps from call to call for calls of one
+   * layout (an audit's): it must not outlive the call. */
+  UNPROTECTS_INPUT = 43, /* its first rotate call makes x writable, each later one writes x (the same bytes) */
+  UNMAPS_OUTPUT = 44,    /* correct, and unmaps its output once it has written it */
 };
+
+/* n bytes rounded up to whole pages (a call's tensors each start a page). */
+static size_t whole_pages(size_t n) {
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  return (n + page - 1) / page * page;
+}
 
 /* 1 on the call that faults: every call, or with PECHECK_FAULT_ONCE=FILE the first of the gate run
  * (FILE, created then, remembers it across worker processes). */
@@ -407,6 +417,13 @@ int32_t pe_impl_run(const char *op, const char *spec, const pe_tensor *inputs, i
     case WRITE_1MIB_PAST: y[bytes + (1u << 20)] = 1; break;
     case WRITE_BEFORE: y[-1] = 1; break;
     case WRITE_INPUT: ((volatile unsigned char *)x->data)[0] ^= 1; break;
+    case UNPROTECTS_INPUT: {
+      static int calls = 0;
+      if (calls++ > 0) ((volatile unsigned char *)x->data)[0] ^= 0; /* a store of the byte it holds */
+      mprotect((void *)x->data, whole_pages(bytes), PROT_READ | PROT_WRITE); /* x is y's shape and dtype */
+      break;
+    }
+    case UNMAPS_OUTPUT: munmap((void *)y, whole_pages(bytes)); break;
     case TOUCH_1_5_GIB: {
       const size_t n = (size_t)3 << 29;
       void *m = touched_memory(n);
