@@ -60,19 +60,6 @@ std::int64_t io_tensor::elements() const {
 double lowest_normal(dtype t) { return std::ldexp(1.0, dtype_format(t).emin); }
 double subnormal_spacing(dtype t) { return lowest_normal(t) * 2 * dtype_roundoff(t); }
 
-double io_tensor::at(std::int64_t e) const {
-  const unsigned char* p = bytes.data() + static_cast<std::size_t>(e) * dtype_size(type);
-  switch (type) {
-    case dtype::f64: { double v; std::memcpy(&v, p, 8); return v; }
-    case dtype::f32: { float v; std::memcpy(&v, p, 4); return v; }
-    case dtype::f16: { std::uint16_t b; std::memcpy(&b, p, 2); return static_cast<double>(fp16::from_bits(b)); }
-    case dtype::bf16: { std::uint16_t b; std::memcpy(&b, p, 2); return static_cast<double>(bf16::from_bits(b)); }
-    case dtype::i64: { std::int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
-    case dtype::i32: { std::int32_t v; std::memcpy(&v, p, 4); return v; }
-  }
-  return 0;
-}
-
 namespace {
 
 // Each of n words of type Word at p, widened to double by `widen`, into out.
@@ -95,6 +82,12 @@ void narrow_words(const double* in, std::int64_t n, unsigned char* p, Narrow nar
 }
 
 }  // namespace
+
+double io_tensor::at(std::int64_t e) const {
+  double v = 0;
+  to_doubles(e, e + 1, &v);
+  return v;
+}
 
 void io_tensor::to_doubles(std::int64_t begin, std::int64_t end, double* out) const {
   const unsigned char* p = bytes.data() + static_cast<std::size_t>(begin) * dtype_size(type);

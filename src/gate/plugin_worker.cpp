@@ -254,18 +254,16 @@ void call(control_block& c, const self_files& self, int memory, run_fn run, pid_
     cap_address_space(self.pages().first, address_space);  // the headroom from now, so the reservation below fits
     void* reserved = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (reserved == MAP_FAILED) fail(c, fmt::format("the worker cannot reserve {} bytes for the call (address space exhausted)", total));
-    auto* base = static_cast<unsigned char*>(reserved) + far_guard_bytes;
+    mapped = {reserved, total, bytes};
     // Populated now, in one go, rather than a fault per page as the plugin touches them.
-    if (mmap(base, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_POPULATE, memory, 0) == MAP_FAILED) {
-      munmap(reserved, total);
+    if (mmap(mapped.base(), bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_POPULATE, memory, 0) == MAP_FAILED) {
+      mapped.unmap();
       fail(c, "the worker cannot map the call's memory");
     }
-    mapped.reserved = reserved, mapped.total = total, mapped.bytes = bytes;
-    if (!protect(base, spans)) fail(c, "the worker cannot protect the call's memory");
+    if (!protect(mapped.base(), spans)) fail(c, "the worker cannot protect the call's memory");
   }
-  void* const reserved = mapped.reserved;
   unsigned char* const base = mapped.base();
-  c.region_base = reinterpret_cast<std::uintptr_t>(reserved);
+  c.region_base = reinterpret_cast<std::uintptr_t>(mapped.reserved);
   const std::string op = request["op"], spec = request["spec"];
   // Shapes and names live here, in the worker's own memory, for the pe_tensors to point at.
   std::vector<std::vector<std::int64_t>> shapes;
